@@ -1,0 +1,87 @@
+# mmci - one hand-written, non-recursive Makefile.
+#
+#   make            build ./mmci and the guest runner
+#   make test       set up the host (idempotent) and run every test (TAP)
+#   make demo       set up the host and run the main job on the defaults
+#   make bench      benchmarks (ratios, not absolute times)
+#   make V=1        show the full compiler command lines
+#   make DEVELOPER=1  -Werror and extra warnings
+#   make SANITIZE=1   build with ASan + UBSan
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS = libvirt libgit2 sqlite3 libcurl gsl jansson zlib
+
+CFLAGS ?= -O2 -g
+BASIC_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Wno-missing-field-initializers -MMD -MP -Idaemon \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+
+ifdef DEVELOPER
+BASIC_CFLAGS += -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+endif
+ifdef SANITIZE
+BASIC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifneq ($(V),1)
+QUIET_CC = @echo '   CC $@';
+QUIET_LINK = @echo ' LINK $@';
+QUIET_GEN = @echo '  GEN $@';
+endif
+
+# library modules of the mmci binary, in pipeline order
+LIB_OBJS = \
+	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/fsutil.o \
+	daemon/config.o daemon/db.o daemon/schema.o \
+	daemon/mbox.o daemon/series.o daemon/tree.o daemon/apply.o \
+	daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o \
+	daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o
+
+# one file per command, cmd_<name>() dispatched from daemon/mmci.c
+CMD_OBJS = \
+	daemon/cmd-init.o daemon/cmd-build.o daemon/cmd-run.o \
+	daemon/cmd-compare.o daemon/cmd-test-series.o daemon/cmd-show.o
+
+UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
+
+all: mmci runner/mmci-runner
+
+mmci: daemon/mmci.o $(CMD_OBJS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+daemon/%.o: daemon/%.c
+	$(QUIET_CC)$(CC) $(BASIC_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# the schema migrations are compiled in, so an installed mmci needs no files
+daemon/schema.c: $(sort $(wildcard schema/*.sql)) daemon/gen-schema.sh
+	$(QUIET_GEN)sh daemon/gen-schema.sh $(sort $(wildcard schema/*.sql)) > $@+ && mv $@+ $@
+
+# the guest runner: static, no dependencies, runs as the VM's workload
+runner/mmci-runner: runner/mmci-runner.c
+	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -static -o $@ $<
+
+tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+setup:
+	sh vm-images/host-setup.sh
+
+test: all $(UNIT_TESTS) setup
+	prove -v tests/t[0-9]*.sh
+
+demo: all setup
+	./mmci init
+	./mmci test-series kernel-patches/examples/memmap-slow.mbox --base v6.12
+
+bench: all
+	sh tests/bench.sh
+
+clean:
+	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
+		$(UNIT_TESTS) tests/unit/*.d
+
+.PHONY: all setup test demo bench clean
+-include daemon/*.d tests/unit/*.d

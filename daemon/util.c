@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - allocation wrappers, error reporting and logging.
+ *
+ * Everything goes to stderr: in the foreground that is the terminal, under
+ * systemd it is the journal. Allocation failure is not an error path: the
+ * process aborts, as tmux's xmalloc.c does.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "util.h"
+
+int log_verbosity = 1;
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		die("out of memory allocating %zu bytes", size);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		die("out of memory reallocating %zu bytes", size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory duplicating a string");
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		die("out of memory duplicating a string");
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		die("out of memory formatting a string");
+	va_end(ap);
+	return p;
+}
+
+int xsnprintf(char *dst, size_t max, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(dst, max, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= max)
+		BUG("attempt to snprintf into too-small buffer");
+	return len;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap,
+		    int with_errno, int err)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (with_errno)
+		fprintf(stderr, "%s%s: %s\n", prefix, msg, strerror(err));
+	else
+		fprintf(stderr, "%s%s\n", prefix, msg);
+	fflush(stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 0, 0);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap, 1, err);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, 0, 0);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap, 0, 0);
+	va_end(ap);
+	exit(128);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap, 1, err);
+	va_end(ap);
+	exit(128);
+}
+
+void BUG_fl(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vreport("mmci: ", fmt, ap, 0, 0);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_verbosity < 2)
+		return;
+	va_start(ap, fmt);
+	vreport("mmci: debug: ", fmt, ap, 0, 0);
+	va_end(ap);
+}
+
+void log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("mmci: warning: ", fmt, ap, 0, 0);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("mmci: warning: ", fmt, ap, 1, err);
+	va_end(ap);
+}
+
+void progress(const char *fmt, ...)
+{
+	char prefix[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	va_list ap;
+
+	if (log_verbosity < 1)
+		return;
+	localtime_r(&t, &tm);
+	strftime(prefix, sizeof(prefix), "[%H:%M:%S] ", &tm);
+	va_start(ap, fmt);
+	vreport(prefix, fmt, ap, 0, 0);
+	va_end(ap);
+}
+
+int starts_with(const char *str, const char *prefix)
+{
+	return !strncmp(str, prefix, strlen(prefix));
+}
+
+int skip_prefix(const char *str, const char *prefix, const char **out)
+{
+	size_t len = strlen(prefix);
+
+	if (strncmp(str, prefix, len))
+		return 0;
+	*out = str + len;
+	return 1;
+}
+
+int ends_with(const char *str, const char *suffix)
+{
+	size_t len = strlen(str), slen = strlen(suffix);
+
+	return len >= slen && !strcmp(str + len - slen, suffix);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+double now_s(void)
+{
+	return now_ns() / 1e9;
+}

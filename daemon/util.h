@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * util.h - allocation, error reporting and logging used by every module.
+ *
+ * Rules (see STYLE.md):
+ *  - allocation failure aborts (xmalloc and friends), so error paths only
+ *    handle real I/O and input errors;
+ *  - error() logs "error: <msg>" and returns -1, for "return error(...)";
+ *  - die() logs and exits 128; only main() and start-up code call it;
+ *  - BUG() is for broken invariants and aborts;
+ *  - log_* print "mmci: <level>: <msg>" to stderr (journald reads stderr
+ *    under systemd); log_warn() appends strerror(errno).
+ */
+#ifndef MMCI_UTIL_H
+#define MMCI_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NORETURN __attribute__((noreturn))
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define UNUSED __attribute__((unused))
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a new string; caller frees */
+char *xstrfmt(const char *fmt, ...) PRINTF(1, 2);
+/* snprintf that BUG()s on truncation: for buffers whose size is known */
+int xsnprintf(char *dst, size_t max, const char *fmt, ...) PRINTF(3, 4);
+
+#define ALLOC_GROW(x, nr, alloc)                                              \
+	do {                                                                  \
+		if ((nr) > (alloc)) {                                         \
+			(alloc) = (alloc) ? (alloc) * 2 : 16;                 \
+			if ((alloc) < (nr))                                   \
+				(alloc) = (nr);                               \
+			(x) = xrealloc((x), (alloc) * sizeof(*(x)));          \
+		}                                                             \
+	} while (0)
+
+int error(const char *fmt, ...) PRINTF(1, 2);
+/* like error(), with ": strerror(errno)" appended */
+int error_errno(const char *fmt, ...) PRINTF(1, 2);
+void warning(const char *fmt, ...) PRINTF(1, 2);
+NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
+NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
+NORETURN void BUG_fl(const char *file, int line, const char *fmt, ...)
+	PRINTF(3, 4);
+#define BUG(...) BUG_fl(__FILE__, __LINE__, __VA_ARGS__)
+
+/* 0 quiet, 1 normal (info), 2 debug; set from -v / -q / MMCI_VERBOSE */
+extern int log_verbosity;
+void log_info(const char *fmt, ...) PRINTF(1, 2);
+void log_debug(const char *fmt, ...) PRINTF(1, 2);
+void log_warnx(const char *fmt, ...) PRINTF(1, 2);
+void log_warn(const char *fmt, ...) PRINTF(1, 2);
+/* one progress line for a long step: "[12:01:02] building base ..." */
+void progress(const char *fmt, ...) PRINTF(1, 2);
+
+/* prefix/suffix helpers */
+int starts_with(const char *str, const char *prefix);
+int skip_prefix(const char *str, const char *prefix, const char **out);
+int ends_with(const char *str, const char *suffix);
+
+/* monotonic clock in nanoseconds / seconds as double */
+uint64_t now_ns(void);
+double now_s(void);
+
+#include "banned.h"
+
+#endif
