@@ -36,7 +36,7 @@ endif
 LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
-	daemon/mbox.o daemon/series.o daemon/tree.o daemon/apply.o \
+	daemon/mbox.o daemon/series.o daemon/ingest.o daemon/tree.o daemon/apply.o \
 	daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o \
 	daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * builtin.h - one function per subcommand, each in daemon/cmd-<name>.c.
+ */
+#ifndef MMCI_BUILTIN_H
+#define MMCI_BUILTIN_H
+
+struct db;
+struct mmci_config;
+
+int cmd_init(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_test_series(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* shared by the commands: load the config and open the database */
+void setup_command(struct mmci_config *cfg, struct db *db);
+/* a positive integer option, or die with the option's name */
+long long parse_count(const char *opt, const char *arg);
+/* "100G", "512M", "2048" (MiB): a size in MiB, or die */
+unsigned long long parse_mib(const char *opt, const char *arg);
+
+#endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-run.c - `mmci run`: boot one kernel B times and store the samples.
+ */
+#include <getopt.h>
+
+#include "build.h"
+#include "builtin.h"
+#include "config.h"
+#include "db.h"
+#include "fsutil.h"
+#include "run.h"
+#include "util.h"
+
+static const char run_usage[] =
+	"usage: mmci run (--build ID | --kernel PATH [--modules-root DIR]\n"
+	"                [--release REL] [--hz HZ]) [options]\n"
+	"\n"
+	"Boot a kernel in a libvirt/QEMU guest with a sparse NVDIMM and let\n"
+	"the guest runner time the workloads; every sample goes to the\n"
+	"database. Prints the run id.\n"
+	"\n"
+	"  --build ID         a kernel built by 'mmci build'\n"
+	"  --kernel PATH      a prebuilt kernel, e.g. /boot/vmlinuz-<release>\n"
+	"  --modules-root DIR directory holding lib/modules/<release> (/)\n"
+	"  --release REL      kernel release (from vmlinuz-<REL> by default)\n"
+	"  --hz HZ            CONFIG_HZ (from /boot/config-<REL> by default)\n"
+	"  --workloads LIST   comma list: fsdax, devdax (fsdax)\n"
+	"  --iters N          rebinds per boot (30)\n"
+	"  --nvdimm SIZE      namespace size, e.g. 100G, 512M (100G)\n"
+	"  --align BYTES      pfn/dax alignment (2097152)\n"
+	"  --map dev|mem      memmap on the device or in RAM (dev)\n"
+	"  --boots B          boots of this kernel (1)\n"
+	"  --clock MODE       icount (deterministic, TCG) or wall; default\n"
+	"                     icount under TCG, wall under KVM\n"
+	"  --backing KIND     tmpfs or disk for the NVDIMM file (auto)\n"
+	"  --timeout S        per boot (from the size by default)\n"
+	"  --label TEXT       a name for the run\n";
+
+static int prebuilt_hz(const char *release)
+{
+	char *path = xstrfmt("/boot/config-%s", release);
+	int hz = config_hz(path);
+
+	free(path);
+	return hz;
+}
+
+/* fill o from a builds row; strings are owned by *keep */
+static int from_build(struct db *db, long long id, struct run_opts *o,
+		      struct build_result *keep)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT artifacts, kernel_release, hz "
+				    "FROM builds WHERE id = ? AND status = "
+				    "'ok'", "i", id);
+	int ret = -1;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		keep->artifacts = xstrdup(db_col_text(st, 0));
+		keep->bzimage = xstrfmt("%s/bzImage", keep->artifacts);
+		keep->modroot = xstrfmt("%s/modroot", keep->artifacts);
+		keep->release = xstrdup(db_col_text(st, 1));
+		o->build_id = id;
+		o->kernel = keep->bzimage;
+		o->modroot = keep->modroot;
+		o->release = keep->release;
+		o->hz = sqlite3_column_int(st, 2);
+		ret = 0;
+	} else {
+		error("no successful build #%lld", id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "build", required_argument, NULL, 'b' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "modules-root", required_argument, NULL, 'm' },
+		{ "release", required_argument, NULL, 'r' },
+		{ "hz", required_argument, NULL, 'z' },
+		{ "workloads", required_argument, NULL, 'w' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "nvdimm", required_argument, NULL, 'n' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "map", required_argument, NULL, 'p' },
+		{ "boots", required_argument, NULL, 'B' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "backing", required_argument, NULL, 'K' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct build_result keep = { 0 };
+	struct run_opts o;
+	struct mmci_config cfg;
+	struct db db;
+	long long build_id = 0, run_id = 0;
+	char *release = NULL;
+	int c, boots = 1, ret;
+
+	run_opts_init(&o);
+	o.modroot = "/";
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': build_id = parse_count("--build", optarg); break;
+		case 'k': o.kernel = optarg; break;
+		case 'm': o.modroot = optarg; break;
+		case 'r': o.release = optarg; break;
+		case 'z': o.hz = parse_count("--hz", optarg); break;
+		case 'w': o.workloads = optarg; break;
+		case 'i': o.iters = parse_count("--iters", optarg); break;
+		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
+		case 'a': o.align = parse_count("--align", optarg); break;
+		case 'p': o.map = optarg; break;
+		case 'B': boots = parse_count("--boots", optarg); break;
+		case 'c': o.clock = optarg; break;
+		case 'K': o.backing = optarg; break;
+		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
+		case 'l': o.label = optarg; break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return 0;
+		default:
+			fputs(run_usage, stderr);
+			return 129;
+		}
+	}
+	if (optind != argc || !!build_id == !!o.kernel) {
+		error("give exactly one of --build and --kernel");
+		fputs(run_usage, stderr);
+		return 129;
+	}
+	if (strcmp(o.map, "dev") && strcmp(o.map, "mem"))
+		die("--map is dev or mem, not '%s'", o.map);
+	if (o.backing && strcmp(o.backing, "tmpfs") &&
+	    strcmp(o.backing, "disk"))
+		die("--backing is tmpfs or disk, not '%s'", o.backing);
+	setup_command(&cfg, &db);
+	if (build_id) {
+		if (from_build(&db, build_id, &o, &keep) < 0)
+			die("cannot run build #%lld", build_id);
+	} else {
+		const char *base = strrchr(o.kernel, '/');
+
+		if (!file_exists(o.kernel))
+			die("kernel '%s' not found", o.kernel);
+		base = base ? base + 1 : o.kernel;
+		if (!o.release && skip_prefix(base, "vmlinuz-", &base))
+			o.release = release = xstrdup(base);
+		if (!o.release)
+			die("cannot tell the release of '%s': give --release",
+			    o.kernel);
+		if (!o.hz)
+			o.hz = prebuilt_hz(o.release);
+	}
+	ret = run_boots(&cfg, &db, &o, boots, &run_id) ? 1 : 0;
+	if (run_id)
+		printf("run #%lld: %s\n", run_id, ret ? "failed" : "ok");
+	build_result_release(&keep);
+	free(release);
+	db_close(&db);
+	config_release(&cfg);
+	return ret;
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-show.c - `mmci show`: what the database holds.
+ */
+#include "builtin.h"
+#include "config.h"
+#include "db.h"
+#include "util.h"
+
+static const char show_usage[] =
+	"usage: mmci show (runs | builds | series | run ID)\n"
+	"\n"
+	"List the newest runs, builds or series, or show one run: its\n"
+	"provenance, boots, metrics and what the guest reported.\n";
+
+static void print_rows(struct db *db, const char *sql, long long id)
+{
+	sqlite3_stmt *st = id ? db_query(db, sql, "i", id) :
+				db_query(db, sql, "");
+	int i, n;
+
+	if (!st)
+		return;
+	n = sqlite3_column_count(st);
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? "\t" : "", sqlite3_column_name(st, i));
+	putchar('\n');
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (i = 0; i < n; i++)
+			printf("%s%s", i ? "\t" : "", db_col_text(st, i));
+		putchar('\n');
+	}
+	sqlite3_finalize(st);
+}
+
+static int show_run(struct db *db, long long id)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT * FROM runs WHERE id = ?", "i",
+				    id);
+	int i;
+
+	if (!st)
+		return 1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return error("no run #%lld", id), 1;
+	}
+	for (i = 0; i < sqlite3_column_count(st); i++)
+		printf("%-16s %s\n", sqlite3_column_name(st, i),
+		       db_col_text(st, i));
+	sqlite3_finalize(st);
+	printf("\nboots:\n");
+	print_rows(db, "SELECT idx, status, end_kind, round(duration_s, 1) "
+		   "AS seconds, error, console_log FROM boots WHERE run_id = ? "
+		   "ORDER BY idx", id);
+	printf("\nmetrics:\n");
+	print_rows(db, "SELECT workload, metric, unit, count(*) AS n, "
+		   "round(min(value), 3) AS min, round(avg(value), 3) AS mean, "
+		   "round(max(value), 3) AS max FROM samples WHERE run_id = ? "
+		   "GROUP BY workload, metric, unit ORDER BY workload, metric",
+		   id);
+	printf("\nevents:\n");
+	print_rows(db, "SELECT b.idx AS boot, e.workload, e.kind, e.iteration, "
+		   "e.key, e.message FROM events e LEFT JOIN boots b ON "
+		   "b.id = e.boot_id WHERE e.run_id = ? ORDER BY e.id", id);
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct mmci_config cfg;
+	struct db db;
+	int ret = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(show_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 129 : 0;
+	}
+	setup_command(&cfg, &db);
+	if (!strcmp(argv[1], "runs"))
+		print_rows(&db, "SELECT id, label, kernel_release, build_id, "
+			   "workloads, accel, clock, status, error FROM runs "
+			   "ORDER BY id DESC LIMIT 50", 0);
+	else if (!strcmp(argv[1], "builds"))
+		print_rows(&db, "SELECT id, substr(commit_id, 1, 12) AS commit_id, "
+			   "series_id, upto, kernel_release, status, "
+			   "round(duration_s) AS seconds, log_path, error "
+			   "FROM builds ORDER BY id DESC LIMIT 50", 0);
+	else if (!strcmp(argv[1], "series"))
+		print_rows(&db, "SELECT id, version, total, title, author, "
+			   "source FROM series ORDER BY id DESC LIMIT 50", 0);
+	else if (!strcmp(argv[1], "run") && argc == 3)
+		ret = show_run(&db, parse_count("ID", argv[2]));
+	else {
+		fputs(show_usage, stderr);
+		ret = 129;
+	}
+	db_close(&db);
+	config_release(&cfg);
+	return ret;
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare.c - load two runs' samples, compare each metric, print a table.
+ */
+#include <math.h>
+
+#include "compare.h"
+#include "db.h"
+#include "strbuf.h"
+#include "util.h"
+
+struct run_info {
+	char *clock, *accel, *release, *label, *status;
+	int hz, boots;
+	long long build_id;
+};
+
+static void run_info_release(struct run_info *ri)
+{
+	free(ri->clock);
+	free(ri->accel);
+	free(ri->release);
+	free(ri->label);
+	free(ri->status);
+}
+
+static int load_info(struct db *db, long long id, struct run_info *ri)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT clock, accel, kernel_release, label, hz, build_id, "
+		"status, (SELECT count(*) FROM boots WHERE run_id = runs.id "
+		"AND status = 'ok') FROM runs WHERE id = ?", "i", id);
+	int ret = -1;
+
+	memset(ri, 0, sizeof(*ri));
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		ri->clock = xstrdup(db_col_text(st, 0));
+		ri->accel = xstrdup(db_col_text(st, 1));
+		ri->release = xstrdup(db_col_text(st, 2));
+		ri->label = xstrdup(db_col_text(st, 3));
+		ri->hz = sqlite3_column_int(st, 4);
+		ri->build_id = sqlite3_column_int64(st, 5);
+		ri->status = xstrdup(db_col_text(st, 6));
+		ri->boots = sqlite3_column_int(st, 7);
+		ret = 0;
+	} else {
+		error("no run #%lld", id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct values {
+	double *v;
+	size_t nr, alloc;
+	int boots;
+};
+
+/*
+ * The units of one metric of one run: every sample of its ok boots
+ * (per_boot = 0), or the median of each ok boot (per_boot = 1).
+ */
+static int load_units(struct db *db, long long run_id, const char *workload,
+		      const char *metric, int per_boot, struct values *out)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT s.boot_id, s.value FROM samples s JOIN boots b ON "
+		"b.id = s.boot_id WHERE s.run_id = ? AND s.workload = ? AND "
+		"s.metric = ? AND b.status = 'ok' ORDER BY s.boot_id, "
+		"s.iteration", "itt", run_id, workload, metric);
+	struct values boot = { 0 };
+	long long cur = -1;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return -1;
+	for (;;) {
+		long long b = -1;
+
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			b = sqlite3_column_int64(st, 0);
+		if ((rc != SQLITE_ROW || b != cur) && boot.nr) {
+			struct summary s;
+
+			out->boots++;
+			if (per_boot && !summarize(boot.v, boot.nr, &s)) {
+				ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+				out->v[out->nr++] = s.median;
+			}
+			boot.nr = 0;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		cur = b;
+		ALLOC_GROW(boot.v, boot.nr + 1, boot.alloc);
+		boot.v[boot.nr++] = sqlite3_column_double(st, 1);
+		if (!per_boot) {
+			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+			out->v[out->nr++] = boot.v[boot.nr - 1];
+		}
+	}
+	free(boot.v);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* resolution of a metric, in its unit */
+static double metric_resolution(const char *metric, const char *unit, int hz)
+{
+	if (ends_with(metric, "_memmap") && !strcmp(unit, "ms"))
+		return hz > 0 ? 1000.0 / hz : 10.0;
+	if (!strcmp(unit, "ms"))
+		return 0.001;
+	if (!strcmp(unit, "us"))
+		return 1;
+	return 0;
+}
+
+static void compare_one(struct db *db, const struct run_comparison *rc,
+			const struct run_info *bi, const struct run_info *ni,
+			struct metric_comparison *mc)
+{
+	struct compare_opts opts = COMPARE_OPTS_INIT;
+	int per_boot = !strcmp(rc->clock, "wall");
+	struct values b, n;
+	int hz = bi->hz > ni->hz ? ni->hz : bi->hz;
+
+	if (!hz)
+		hz = bi->hz ? bi->hz : ni->hz;
+	opts.resolution = metric_resolution(mc->metric, mc->unit, hz);
+	load_units(db, rc->base_id, mc->workload, mc->metric, per_boot, &b);
+	load_units(db, rc->new_id, mc->workload, mc->metric, per_boot, &n);
+	mc->base_boots = b.boots;
+	mc->new_boots = n.boots;
+	if (compare_samples(b.v, b.nr, n.v, n.nr, &opts, &mc->c) < 0)
+		mc->c.verdict = VERDICT_INSUFFICIENT;
+	if (per_boot && (b.boots < 2 || n.boots < 2)) {
+		mc->c.verdict = VERDICT_INSUFFICIENT;
+		snprintf(mc->c.reason, sizeof(mc->c.reason),
+			 "wall-clock mode compares boots (7-10 %% apart): "
+			 "%d vs %d boots, need at least 2 each",
+			 b.boots, n.boots);
+	}
+	free(b.v);
+	free(n.v);
+}
+
+int compare_runs(struct db *db, long long base_id, long long new_id,
+		 struct run_comparison *rc)
+{
+	struct run_info bi, ni;
+	sqlite3_stmt *st;
+	int ret = -1;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->base_id = base_id;
+	rc->new_id = new_id;
+	if (load_info(db, base_id, &bi) < 0)
+		return -1;
+	if (load_info(db, new_id, &ni) < 0) {
+		run_info_release(&bi);
+		return -1;
+	}
+	if (strcmp(bi.clock, ni.clock) || strcmp(bi.accel, ni.accel)) {
+		error("run #%lld (%s, %s) and run #%lld (%s, %s) were measured "
+		      "in different modes: they are never compared", base_id,
+		      bi.accel, bi.clock, new_id, ni.accel, ni.clock);
+		goto out;
+	}
+	rc->clock = xstrdup(bi.clock);
+	rc->accel = xstrdup(bi.accel);
+	st = db_query(db,
+		"SELECT workload, metric, unit FROM samples WHERE run_id IN "
+		"(?, ?) GROUP BY workload, metric, unit ORDER BY workload, "
+		"metric", "ii", base_id, new_id);
+	if (!st)
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct metric_comparison *mc;
+
+		ALLOC_GROW(rc->m, rc->nr + 1, rc->alloc);
+		mc = &rc->m[rc->nr++];
+		memset(mc, 0, sizeof(*mc));
+		mc->workload = xstrdup(db_col_text(st, 0));
+		mc->metric = xstrdup(db_col_text(st, 1));
+		mc->unit = xstrdup(db_col_text(st, 2));
+		compare_one(db, rc, &bi, &ni, mc);
+		rc->worse += mc->c.verdict == VERDICT_WORSE;
+		rc->better += mc->c.verdict == VERDICT_BETTER;
+	}
+	sqlite3_finalize(st);
+	ret = 0;
+out:
+	run_info_release(&bi);
+	run_info_release(&ni);
+	return ret;
+}
+
+void run_comparison_release(struct run_comparison *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->nr; i++) {
+		free(rc->m[i].workload);
+		free(rc->m[i].metric);
+		free(rc->m[i].unit);
+	}
+	free(rc->m);
+	free(rc->clock);
+	free(rc->accel);
+	memset(rc, 0, sizeof(*rc));
+}
+
+static void fmt_num(struct strbuf *sb, double v, int width)
+{
+	if (isnan(v))
+		strbuf_addf(sb, "%*s", width, "-");
+	else if (fabs(v) >= 1000)
+		strbuf_addf(sb, "%*.0f", width, v);
+	else if (fabs(v) >= 10)
+		strbuf_addf(sb, "%*.1f", width, v);
+	else
+		strbuf_addf(sb, "%*.3f", width, v);
+}
+
+static void fmt_side(struct strbuf *sb, const struct summary *s)
+{
+	struct strbuf tmp = STRBUF_INIT;
+
+	strbuf_addf(sb, " %4zu", s->n);
+	fmt_num(sb, s->median, 9);
+	fmt_num(&tmp, s->mean, 0);
+	strbuf_addstr(&tmp, "±");
+	fmt_num(&tmp, s->stddev, 0);
+	strbuf_addf(sb, " %-15s", tmp.buf);
+	strbuf_release(&tmp);
+}
+
+void compare_format(struct db *db, const struct run_comparison *rc,
+		    struct strbuf *out)
+{
+	struct run_info bi, ni;
+	size_t i;
+
+	if (load_info(db, rc->base_id, &bi) < 0)
+		return;
+	if (load_info(db, rc->new_id, &ni) < 0) {
+		run_info_release(&bi);
+		return;
+	}
+	strbuf_addf(out, "base: run #%lld %s (kernel %s, %d ok boot(s))\n",
+		    rc->base_id, bi.label, bi.release, bi.boots);
+	strbuf_addf(out, "new:  run #%lld %s (kernel %s, %d ok boot(s))\n",
+		    rc->new_id, ni.label, ni.release, ni.boots);
+	strbuf_addf(out, "mode: %s, clock %s (%s)\n\n", rc->accel, rc->clock,
+		    !strcmp(rc->clock, "icount") ?
+			    "deterministic: units are samples, the verdict "
+			    "rests on the clock resolution" :
+			    "wall clock: units are per-boot medians");
+	strbuf_addf(out, "%-8s %-18s %-4s %4s %9s %-15s %4s %9s %-15s %8s "
+		    "%-19s %7s  %s\n", "workload", "metric", "unit", "n",
+		    "base med", "mean±sd", "n", "new med", "mean±sd", "change",
+		    "95% CI", "p", "verdict");
+	for (i = 0; i < rc->nr; i++) {
+		const struct metric_comparison *m = &rc->m[i];
+		const struct comparison *c = &m->c;
+
+		strbuf_addf(out, "%-8s %-18s %-4s", m->workload, m->metric,
+			    m->unit);
+		fmt_side(out, &c->base);
+		fmt_side(out, &c->new);
+		if (isnan(c->change_pct))
+			strbuf_addf(out, " %8s", "-");
+		else
+			strbuf_addf(out, " %+7.2f%%", c->change_pct);
+		if (isnan(c->ci_lo_pct))
+			strbuf_addf(out, " %-19s", "-");
+		else {
+			char ci[64];
+
+			xsnprintf(ci, sizeof(ci), "[%+.2f%%, %+.2f%%]",
+				  c->ci_lo_pct, c->ci_hi_pct);
+			strbuf_addf(out, " %-19s", ci);
+		}
+		if (isnan(c->p_value))
+			strbuf_addf(out, " %7s", "-");
+		else
+			strbuf_addf(out, " %7.4f", c->p_value);
+		strbuf_addf(out, "  %s", verdict_name(c->verdict));
+		if (c->verdict == VERDICT_INSUFFICIENT && c->reason[0])
+			strbuf_addf(out, " (%s)", c->reason);
+		else if (c->verdict == VERDICT_NO_CHANGE &&
+			 !isnan(c->detectable_pct))
+			strbuf_addf(out, " (could detect >= %.1f%%)",
+				    c->detectable_pct);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addf(out, "\nverdict: ");
+	if (rc->worse)
+		strbuf_addf(out, "WORSE: %d metric(s) regressed", rc->worse);
+	if (rc->worse && rc->better)
+		strbuf_addstr(out, ", ");
+	if (rc->better)
+		strbuf_addf(out, "BETTER: %d metric(s) improved", rc->better);
+	if (!rc->worse && !rc->better)
+		strbuf_addstr(out, "no significant change");
+	strbuf_addch(out, '\n');
+	run_info_release(&bi);
+	run_info_release(&ni);
+}

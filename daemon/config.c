@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * config.c - paths from the environment with the embedded defaults.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+#include "util.h"
+
+static char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return xstrdup(v && *v ? v : def);
+}
+
+static char *binary_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup(".");
+	buf[n] = '\0';
+	return xstrdup(dirname(buf));
+}
+
+void config_load(struct mmci_config *cfg)
+{
+	const char *proj = getenv("MMCI_PROJECT");
+
+	cfg->db_path = env_or("MMCI_DB", "mmci.db");
+	cfg->data_dir = env_or("MMCI_DATA", "var");
+	if (getenv("MMCI_TREE") && *getenv("MMCI_TREE"))
+		cfg->tree_dir = xstrdup(getenv("MMCI_TREE"));
+	else
+		cfg->tree_dir = xstrfmt("%s/linux", cfg->data_dir);
+	cfg->project_dir = proj && *proj ? xstrdup(proj) : binary_dir();
+}
+
+void config_release(struct mmci_config *cfg)
+{
+	free(cfg->db_path);
+	free(cfg->data_dir);
+	free(cfg->tree_dir);
+	free(cfg->project_dir);
+}
+
+char *data_path(const struct mmci_config *cfg, const char *sub)
+{
+	char *p = xstrfmt("%s/%s", cfg->data_dir, sub);
+
+	if (mkdir_p(p, 0755) < 0)
+		die("cannot create the data directory '%s'", p);
+	return p;
+}
+
+char *project_path(const struct mmci_config *cfg, const char *sub)
+{
+	return xstrfmt("%s/%s", cfg->project_dir, sub);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * config.h - where mmci keeps things.
+ *
+ * The embedded defaults (DESIGN.md) need no configuration file: the
+ * database is ./mmci.db, the data directory ./var (tree, build cache,
+ * logs), and the tree is Debian's 6.12 source imported into ./var/linux.
+ * MMCI_DB, MMCI_DATA, MMCI_TREE and MMCI_PROJECT override them; the
+ * project directory (vm-images/, kernel-patches/, runner/) defaults to the
+ * directory holding the mmci binary.
+ */
+#ifndef MMCI_CONFIG_H
+#define MMCI_CONFIG_H
+
+struct mmci_config {
+	char *db_path;
+	char *data_dir;
+	char *tree_dir;      /* git repository of the kernel tree */
+	char *project_dir;   /* vm-images/, kernel-patches/, runner/ */
+};
+
+void config_load(struct mmci_config *cfg);
+void config_release(struct mmci_config *cfg);
+/* <data_dir>/<sub>, created if missing; caller frees */
+char *data_path(const struct mmci_config *cfg, const char *sub);
+/* <project_dir>/<sub>; caller frees */
+char *project_path(const struct mmci_config *cfg, const char *sub);
+
+#endif

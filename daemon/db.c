@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * db.c - SQLite access and migrations.
+ */
+#include <stdarg.h>
+
+#include "db.h"
+#include "util.h"
+
+static int db_error(struct db *db, const char *what)
+{
+	return error("sqlite: %s: %s (%s)", what, sqlite3_errmsg(db->handle),
+		     db->path);
+}
+
+static int exec_sql(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->handle, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("sqlite: %s (%s)", msg ? msg : "unknown error",
+		      db->path);
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_schema_version(struct db *db)
+{
+	return (int)db_int(db, 0, "PRAGMA user_version", "");
+}
+
+static int db_migrate(struct db *db)
+{
+	int cur = db_schema_version(db);
+	int i;
+
+	if (cur > migrations[nr_migrations - 1].version)
+		return error("database '%s' has schema %d, newer than this "
+			     "mmci (%d)", db->path, cur,
+			     migrations[nr_migrations - 1].version);
+	for (i = 0; i < nr_migrations; i++) {
+		const struct migration *m = &migrations[i];
+		char pragma[64];
+
+		if (m->version <= cur)
+			continue;
+		xsnprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+			  m->version);
+		if (db_begin(db) < 0)
+			return -1;
+		if (exec_sql(db, m->sql) < 0 || exec_sql(db, pragma) < 0) {
+			db_rollback(db);
+			return error("migration '%s' failed", m->name);
+		}
+		if (db_commit(db) < 0)
+			return -1;
+		log_debug("applied migration %s", m->name);
+	}
+	return 0;
+}
+
+int db_open(struct db *db, const char *path)
+{
+	db->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &db->handle,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				    SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK) {
+		db_error(db, "cannot open");
+		db_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db->handle, 30000);
+	if (exec_sql(db, "PRAGMA journal_mode = WAL; "
+			 "PRAGMA synchronous = NORMAL; "
+			 "PRAGMA foreign_keys = ON;") < 0 ||
+	    db_migrate(db) < 0) {
+		db_close(db);
+		return -1;
+	}
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (db->handle)
+		sqlite3_close(db->handle);
+	db->handle = NULL;
+	free(db->path);
+	db->path = NULL;
+}
+
+static int bind_args(struct db *db, sqlite3_stmt *st, const char *types,
+		     va_list ap)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
+		long long v;
+		const char *s;
+
+		switch (types[i]) {
+		case 'i':
+			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, long long));
+			break;
+		case 'I':
+			v = va_arg(ap, long long);
+			rc = v ? sqlite3_bind_int64(st, i + 1, v) :
+				 sqlite3_bind_null(st, i + 1);
+			break;
+		case 'd':
+			rc = sqlite3_bind_double(st, i + 1, va_arg(ap, double));
+			break;
+		case 't':
+			s = va_arg(ap, const char *);
+			rc = s ? sqlite3_bind_text(st, i + 1, s, -1,
+						   SQLITE_TRANSIENT) :
+				 sqlite3_bind_null(st, i + 1);
+			break;
+		default:
+			BUG("unknown bind type '%c'", types[i]);
+		}
+	}
+	if (rc != SQLITE_OK)
+		return db_error(db, "cannot bind");
+	return 0;
+}
+
+static sqlite3_stmt *vquery(struct db *db, const char *sql, const char *types,
+			    va_list ap)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db->handle, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(db, sql);
+		return NULL;
+	}
+	if (bind_args(db, st, types, ap) < 0) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+sqlite3_stmt *db_query(struct db *db, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, types);
+	st = vquery(db, sql, types, ap);
+	va_end(ap);
+	return st;
+}
+
+int db_run(struct db *db, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	st = vquery(db, sql, types, ap);
+	va_end(ap);
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(db, sql);
+	return 0;
+}
+
+long long db_int(struct db *db, long long def, const char *sql,
+		 const char *types, ...)
+{
+	sqlite3_stmt *st;
+	long long v = def;
+	va_list ap;
+
+	va_start(ap, types);
+	st = vquery(db, sql, types, ap);
+	va_end(ap);
+	if (!st)
+		return def;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+long long db_last_id(struct db *db)
+{
+	return sqlite3_last_insert_rowid(db->handle);
+}
+
+int db_begin(struct db *db)
+{
+	return exec_sql(db, "BEGIN IMMEDIATE");
+}
+
+int db_commit(struct db *db)
+{
+	return exec_sql(db, "COMMIT");
+}
+
+void db_rollback(struct db *db)
+{
+	exec_sql(db, "ROLLBACK");
+}
+
+const char *db_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? (const char *)s : "";
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * db.h - the SQLite store: the single source of truth.
+ *
+ * The database runs in WAL mode with a busy timeout, so a reader (the web
+ * pages, `mmci compare`) never blocks the runner and a killed process loses
+ * at most its open transaction. Schema changes are numbered migrations from
+ * schema/NNNN-*.sql compiled into the binary (see gen-schema.sh); the applied
+ * number is PRAGMA user_version.
+ */
+#ifndef MMCI_DB_H
+#define MMCI_DB_H
+
+#include <sqlite3.h>
+
+struct migration {
+	int version;
+	const char *name;
+	const char *sql;
+};
+extern const struct migration migrations[];
+extern const int nr_migrations;
+
+struct db {
+	sqlite3 *handle;
+	char *path;
+};
+
+/* open (creating) and migrate to the newest schema */
+int db_open(struct db *db, const char *path);
+void db_close(struct db *db);
+int db_schema_version(struct db *db);
+
+/*
+ * db_run - prepare, bind and step one statement that returns no rows.
+ * @types: one letter per '?' parameter: 'i' (long long), 'd' (double),
+ *         't' (const char *, NULL binds NULL), 'I' (long long, 0 binds NULL).
+ * Returns 0, or -1 after error().
+ */
+int db_run(struct db *db, const char *sql, const char *types, ...);
+
+/* prepare and bind like db_run; the caller steps and finalizes */
+sqlite3_stmt *db_query(struct db *db, const char *sql, const char *types,
+		       ...);
+
+/* the single integer a query returns, or `def` when it returns no row */
+long long db_int(struct db *db, long long def, const char *sql,
+		 const char *types, ...);
+
+long long db_last_id(struct db *db);
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+/* column text, or "" for NULL: never NULL */
+const char *db_col_text(sqlite3_stmt *st, int col);
+
+#endif

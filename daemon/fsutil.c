@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsutil.c - file-system helpers.
+ *
+ * Hashing uses libgit2's blob hash (SHA-1 of "blob <len>\0<data>"): the
+ * same id `git hash-object` prints, without another crypto dependency.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <git2.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "strbuf.h"
+#include "util.h"
+
+int mkdir_p(const char *path, unsigned int mode)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			error_errno("cannot create directory '%s'", p);
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST) {
+		error_errno("cannot create directory '%s'", p);
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+int file_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+int dir_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int write_file(const char *path, const void *buf, size_t len)
+{
+	char *tmp = xstrfmt("%s.tmp%d", path, (int)getpid());
+	const char *p = buf;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		error_errno("cannot create '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error_errno("cannot write '%s'", tmp);
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		error_errno("cannot write '%s'", path);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int copy_file(const char *src, const char *dst)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (strbuf_read_file(&sb, src, 0) < 0) {
+		strbuf_release(&sb);
+		return error_errno("cannot read '%s'", src);
+	}
+	ret = write_file(dst, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	if (remove(path) < 0 && errno != ENOENT)
+		return error_errno("cannot remove '%s'", path);
+	return 0;
+}
+
+int remove_tree(const char *path)
+{
+	if (access(path, F_OK) < 0)
+		return 0;
+	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
+}
+
+char *real_path(const char *path)
+{
+	char *p = realpath(path, NULL);
+
+	if (!p)
+		die_errno("cannot resolve '%s'", path);
+	return p;
+}
+
+void hash_hex(const void *buf, size_t len, char out[41])
+{
+	git_oid oid;
+
+	if (git_odb_hash(&oid, buf, len, GIT_OBJECT_BLOB) < 0)
+		BUG("git_odb_hash failed");
+	git_oid_tostr(out, 41, &oid);
+}
+
+int hash_file_hex(const char *path, char out[41])
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		strbuf_release(&sb);
+		return error_errno("cannot read '%s'", path);
+	}
+	hash_hex(sb.buf, sb.len, out);
+	strbuf_release(&sb);
+	return 0;
+}
+
+long long fs_free_mib(const char *path)
+{
+	struct statvfs vfs;
+
+	if (statvfs(path, &vfs) < 0)
+		return error_errno("cannot statvfs '%s'", path);
+	return (long long)vfs.f_bavail * vfs.f_frsize / (1024 * 1024);
+}
+
+long long mem_available_mib(void)
+{
+	FILE *fp = fopen("/proc/meminfo", "r");
+	char line[256];
+	long long kib = -1;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "MemAvailable: %lld kB", &kib) == 1)
+			break;
+	fclose(fp);
+	return kib < 0 ? -1 : kib / 1024;
+}
+
+void tail_file(const char *path, int lines, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int seen = 0;
+
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		strbuf_release(&sb);
+		return;
+	}
+	strbuf_rtrim(&sb);
+	for (i = sb.len; i > 0; i--) {
+		if (sb.buf[i - 1] == '\n' && ++seen == lines)
+			break;
+	}
+	strbuf_add(out, sb.buf + i, sb.len - i);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fsutil.h - small file-system helpers and content hashing.
+ */
+#ifndef MMCI_FSUTIL_H
+#define MMCI_FSUTIL_H
+
+#include <stddef.h>
+
+struct strbuf;
+
+int mkdir_p(const char *path, unsigned int mode);
+int file_exists(const char *path);
+int dir_exists(const char *path);
+/* write len bytes atomically (temp file + rename) */
+int write_file(const char *path, const void *buf, size_t len);
+int copy_file(const char *src, const char *dst);
+/* remove a directory tree; missing is fine */
+int remove_tree(const char *path);
+/* absolute path of `path` (which must exist); caller frees */
+char *real_path(const char *path);
+/* SHA-1 hex (40 chars + NUL) of a buffer, as git hashes a blob */
+void hash_hex(const void *buf, size_t len, char out[41]);
+/* SHA-1 hex of a file's content; -1 if unreadable */
+int hash_file_hex(const char *path, char out[41]);
+/* free memory in the file system holding path, in MiB; -1 on error */
+long long fs_free_mib(const char *path);
+/* MemAvailable from /proc/meminfo, in MiB; -1 on error */
+long long mem_available_mib(void);
+/* last `lines` lines of a file, appended to out */
+void tail_file(const char *path, int lines, struct strbuf *out);
+
+#endif

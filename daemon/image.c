@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * image.c - run vm-images/mkinitramfs.sh, cache its output.
+ */
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+#include "image.h"
+#include "run-command.h"
+#include "strbuf.h"
+#include "util.h"
+
+int image_build(const struct mmci_config *cfg, const char *release,
+		const char *modroot, char **out, char sha1[41])
+{
+	char *runner = project_path(cfg, "runner/mmci-runner");
+	char *init = project_path(cfg, "vm-images/init");
+	char *script = project_path(cfg, "vm-images/mkinitramfs.sh");
+	char h_runner[41], h_init[41], h_script[41], key[41];
+	struct strbuf keysrc = STRBUF_INIT;
+	char *dir = NULL, *path = NULL, *log = NULL;
+	int ret = -1;
+
+	if (!file_exists(runner)) {
+		error("guest runner '%s' not built (run 'make')", runner);
+		goto out;
+	}
+	if (hash_file_hex(runner, h_runner) < 0 ||
+	    hash_file_hex(init, h_init) < 0 ||
+	    hash_file_hex(script, h_script) < 0)
+		goto out;
+	strbuf_addf(&keysrc, "%s %s %s %s %s", h_runner, h_init, h_script,
+		    release, modroot);
+	hash_hex(keysrc.buf, keysrc.len, key);
+	dir = data_path(cfg, "images");
+	path = xstrfmt("%s/%s-%.12s.cpio.gz", dir, release, key);
+	if (!file_exists(path)) {
+		const char *argv[] = { "sh", script, path, release, modroot,
+				       runner, NULL };
+
+		log = xstrfmt("%s.log", path);
+		unlink(log);
+		progress("making the initramfs for %s", release);
+		if (run_command_v(argv, NULL, log)) {
+			struct strbuf tail = STRBUF_INIT;
+
+			tail_file(log, 3, &tail);
+			error("cannot make the initramfs for %s: %s (see %s)",
+			      release, tail.buf, log);
+			strbuf_release(&tail);
+			unlink(path);
+			goto out;
+		}
+	}
+	if (hash_file_hex(path, sha1) < 0)
+		goto out;
+	*out = path;
+	path = NULL;
+	ret = 0;
+out:
+	strbuf_release(&keysrc);
+	free(runner);
+	free(init);
+	free(script);
+	free(dir);
+	free(path);
+	free(log);
+	return ret;
+}

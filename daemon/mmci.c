@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmci.c - the mmci binary: git-style subcommands.
+ *
+ * Every stage of the pipeline is a command a user can run by hand; the
+ * daemon only schedules them.
+ */
+#include <git2.h>
+#include <libvirt/libvirt.h>
+
+#include "builtin.h"
+#include "config.h"
+#include "db.h"
+#include "util.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{ "init", cmd_init, "create the database and import the default tree" },
+	{ "apply", cmd_apply, "apply a series on a base commit (libgit2)" },
+	{ "build", cmd_build, "build a kernel (cached by tree, config, compiler)" },
+	{ "run", cmd_run, "boot a kernel and time the workloads" },
+	{ "compare", cmd_compare, "compare two runs, metric by metric" },
+	{ "test-series", cmd_test_series,
+	  "build, run and compare base vs base+series" },
+	{ "show", cmd_show, "list runs, builds and series; show one" },
+};
+
+static void usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: mmci [-v|-q] <command> [<args>]\n\ncommands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "  %-12s %s\n", commands[i].name, commands[i].help);
+	fprintf(fp, "\n'mmci <command> --help' describes a command.\n"
+		    "environment: MMCI_DB (default ./mmci.db), MMCI_DATA "
+		    "(./var), MMCI_TREE (./var/linux), MMCI_ACCEL (kvm|tcg)\n");
+}
+
+void setup_command(struct mmci_config *cfg, struct db *db)
+{
+	config_load(cfg);
+	if (db_open(db, cfg->db_path) < 0)
+		die("cannot use the database '%s'", cfg->db_path);
+}
+
+long long parse_count(const char *opt, const char *arg)
+{
+	char *end;
+	long long v = strtoll(arg, &end, 10);
+
+	if (*end || v <= 0)
+		die("%s wants a positive number, not '%s'", opt, arg);
+	return v;
+}
+
+unsigned long long parse_mib(const char *opt, const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (end == arg)
+		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
+	if (*end == 'G' || *end == 'g')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		end++;
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || !v)
+		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("MMCI_VERBOSE");
+	size_t i;
+
+	if (env && *env)
+		log_verbosity = atoi(env);
+	while (argc > 1 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "-v"))
+			log_verbosity = 2;
+		else if (!strcmp(argv[1], "-q"))
+			log_verbosity = 0;
+		else if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			error("unknown option '%s'", argv[1]);
+			usage(stderr);
+			return 129;
+		}
+		argc--;
+		argv++;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 129;
+	}
+	git_libgit2_init();
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int ret = commands[i].fn(argc - 1, argv + 1);
+
+			git_libgit2_shutdown();
+			return ret;
+		}
+	}
+	error("'%s' is not an mmci command", argv[1]);
+	usage(stderr);
+	return 129;
+}

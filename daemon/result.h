@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * result.h - read what the guest runner printed, without trusting it.
+ *
+ * The runner writes one JSON object per line (schema "v":1) to the
+ * guest's second serial port: hello, sample, info, error, done. Every line
+ * is checked (types, names, units, finite values, bounds) before anything
+ * is stored; a bad line becomes a 'rejected' event with the reason.
+ */
+#ifndef MMCI_RESULT_H
+#define MMCI_RESULT_H
+
+struct db;
+
+#define RESULT_SCHEMA 1
+#define RESULT_MAX_LINE 8192
+#define RESULT_MAX_LINES 200000
+
+struct result_counts {
+	int samples;
+	int infos;
+	int errors;      /* error records from the guest */
+	int rejected;    /* lines that failed validation */
+	int done;        /* a "done" record was seen */
+	int done_ok;     /* ... with status "ok" */
+	char *kernel;    /* from "hello"; caller frees */
+};
+
+/*
+ * result_ingest - validate a results file and store it for one boot, in
+ * one transaction. Returns 0, or -1 when the file cannot be read or the
+ * database write failed.
+ */
+int result_ingest(struct db *db, long long run_id, long long boot_id,
+		  const char *path, struct result_counts *counts);
+
+/* validate one line; on success fills the fields (pointers into json) */
+struct result_record {
+	const char *type, *workload, *metric, *unit, *key, *msg;
+	long long iter;
+	double value;
+	const char *text_value;
+};
+int result_parse_line(const char *line, void **json_out,
+		      struct result_record *rec, char *why, size_t whylen);
+void result_free_json(void *json);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - the run stage: boot a kernel, let the runner time the
+ * workloads, store every sample.
+ *
+ * A run is one kernel with one set of parameters; it has one or more
+ * boots. The boot is the unit of replication (DESIGN.md): in wall-clock
+ * mode the same kernel moves 7-10 % from boot to boot, so `mmci
+ * test-series` interleaves the boots of two runs (base, new, base, new).
+ */
+#ifndef MMCI_RUN_H
+#define MMCI_RUN_H
+
+struct db;
+struct mmci_config;
+
+struct run_opts {
+	const char *label;
+	long long build_id;           /* 0 for a prebuilt kernel */
+	const char *kernel;           /* bzImage / vmlinuz */
+	const char *modroot;          /* holds lib/modules/<release> */
+	const char *release;
+	int hz;                       /* CONFIG_HZ, 0 unknown */
+	const char *workloads;        /* "fsdax", "fsdax,devdax" */
+	int iters;                    /* rebinds per boot */
+	unsigned long long align;     /* bytes */
+	const char *map;              /* "dev" or "mem" */
+	unsigned long long nvdimm_mib;
+	unsigned long long ram_mib;
+	unsigned int vcpus;
+	const char *clock;            /* "icount", "wall" or NULL = default */
+	const char *backing;          /* "tmpfs", "disk" or NULL = auto */
+	unsigned int timeout_s;       /* per boot; 0 = from the size */
+};
+
+void run_opts_init(struct run_opts *o);
+
+/* create the run row and its initramfs; *run_id out */
+int run_create(const struct mmci_config *cfg, struct db *db,
+	       const struct run_opts *o, long long *run_id);
+/*
+ * run_boot - boot the run's kernel once and store its samples.
+ * Returns 0 when the boot produced results, -1 (after error()) when it
+ * failed; either way a boots row records what happened.
+ */
+int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
+	     int idx);
+/* run_create + `boots` boots + run_finish; -1 when no boot was ok */
+int run_boots(const struct mmci_config *cfg, struct db *db,
+	      const struct run_opts *o, int boots, long long *run_id);
+/* mark the run ok when at least one boot is; returns the ok boot count */
+int run_finish(struct db *db, long long run_id);
+
+#endif

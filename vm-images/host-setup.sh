@@ -1,0 +1,64 @@
+#!/bin/sh
+# host-setup.sh - prepare a Debian 12 host to build kernels and run mmci's
+# guests: install the Debian packages, start libvirt. Idempotent: a second
+# run installs nothing and starts nothing that is already running.
+# Run as root (or through sudo). Called by `make setup`.
+set -eu
+
+PACKAGES="
+	build-essential pkg-config ccache bc bison flex libelf-dev libssl-dev
+	dwarves xz-utils cpio kmod rsync perl
+	libvirt-daemon-system libvirt-clients libvirt-dev
+	qemu-system-x86 qemu-utils
+	libgit2-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev zlib1g-dev
+	libgsl-dev libjansson-dev
+	busybox-static linux-source-6.12 linux-image-cloud-amd64
+	git
+"
+
+say() { echo "host-setup: $*"; }
+
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null; then
+		exec sudo "$0" "$@"
+	fi
+	say "run me as root: I install packages and start libvirtd" >&2
+	exit 1
+fi
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+if [ -n "$missing" ]; then
+	say "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+else
+	say "all packages present"
+fi
+
+# libvirt: under systemd use the units; without systemd (containers, CI)
+# start the daemons by hand, as DESIGN.md describes.
+if [ -d /run/systemd/system ]; then
+	systemctl start virtlogd.socket libvirtd.service
+else
+	pgrep -x virtlogd >/dev/null || virtlogd -d
+	pgrep -x libvirtd >/dev/null || libvirtd -d
+fi
+i=0
+until virsh -c qemu:///system version >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 60 ]; then
+		say "libvirtd does not answer on qemu:///system after 30 s" >&2
+		exit 1
+	fi
+	sleep 0.5
+done
+say "libvirt ready: $(virsh -c qemu:///system version 2>/dev/null |
+	sed -n 's/Running hypervisor: //p')"
