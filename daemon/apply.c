@@ -40,6 +40,45 @@ out:
 	return ret;
 }
 
+/*
+ * git_apply_to_tree() in libgit2 1.5 lets a patch create a file that
+ * already exists (it overwrites it), where `git am` refuses. Check the
+ * preimage ourselves: a created file must be absent, a changed or deleted
+ * one present.
+ */
+static int check_preimage(git_tree *tree, git_diff *diff, const char **why,
+			  const char **path)
+{
+	size_t i, n = git_diff_num_deltas(diff);
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_tree_entry *e = NULL;
+		int exists;
+
+		if (d->status == GIT_DELTA_ADDED) {
+			exists = !git_tree_entry_bypath(&e, tree,
+							d->new_file.path);
+			git_tree_entry_free(e);
+			if (exists) {
+				*why = "already exists";
+				*path = d->new_file.path;
+				return -1;
+			}
+		} else {
+			exists = !git_tree_entry_bypath(&e, tree,
+							d->old_file.path);
+			git_tree_entry_free(e);
+			if (!exists) {
+				*why = "does not exist";
+				*path = d->old_file.path;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 int apply_patches(git_repository *repo, const git_oid *base,
 		  const struct apply_patch *patches, size_t n, git_oid *heads,
 		  int *failed)
@@ -57,6 +96,7 @@ int apply_patches(git_repository *repo, const git_oid *base,
 		git_commit *commit = NULL;
 		git_tree *tree = NULL;
 		git_index *index = NULL;
+		const char *why = NULL, *path = NULL;
 		int ok;
 
 		if (!p->diff || !*p->diff) {
@@ -71,8 +111,12 @@ int apply_patches(git_repository *repo, const git_oid *base,
 				     i + 1, n, p->title, git_errmsg());
 		}
 		ok = git_commit_lookup(&commit, repo, &cur) >= 0 &&
-		     git_commit_tree(&tree, commit) >= 0 &&
-		     git_apply_to_tree(&index, repo, tree, diff, NULL) >= 0;
+		     git_commit_tree(&tree, commit) >= 0;
+		if (ok && check_preimage(tree, diff, &why, &path) < 0) {
+			git_error_set(GIT_ERROR_PATCH, "%s: %s", path, why);
+			ok = 0;
+		}
+		ok = ok && git_apply_to_tree(&index, repo, tree, diff, NULL) >= 0;
 		if (!ok) {
 			*failed = i;
 			if (i)

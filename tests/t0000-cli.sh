@@ -1,0 +1,36 @@
+#!/bin/sh
+# t0000-cli: the binary, its commands and their help.
+. "$(dirname "$0")/lib.sh"
+
+test_expect 'mmci --help lists the pipeline commands' '
+	"$MMCI" --help > help &&
+	for c in init apply build run compare test-series show; do
+		grep -q "^  $c " help || { echo "no $c"; exit 1; }
+	done
+'
+
+for c in init apply build run compare test-series show; do
+	test_expect "mmci $c --help prints its usage" "
+		\"\$MMCI\" $c --help > out.help &&
+		grep -q '^usage: mmci $c' out.help
+	"
+done
+
+test_expect 'an unknown command fails with 129 and a clear message' '
+	set +e; "$MMCI" frobnicate 2> err; rc=$?; set -e
+	[ $rc = 129 ] && grep -q "error: .frobnicate. is not an mmci command" err
+'
+
+test_expect 'a bad option value is refused' '
+	set +e; "$MMCI" run --kernel /nonexistent --iters x 2> err; rc=$?
+	set -e
+	[ $rc != 0 ] && grep -q "iters wants a positive number" err
+'
+
+test_expect 'run refuses a missing kernel with one error line' '
+	set +e; "$MMCI" run --kernel /nonexistent/vmlinuz-1 2> err; rc=$?
+	set -e
+	[ $rc != 0 ] && grep -q "kernel ./nonexistent/vmlinuz-1. not found" err
+'
+
+test_done
