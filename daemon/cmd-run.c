@@ -35,7 +35,8 @@ static const char run_usage[] =
 	"                     icount under TCG, wall under KVM\n"
 	"  --backing KIND     tmpfs or disk for the NVDIMM file (auto)\n"
 	"  --timeout S        per boot (from the size by default)\n"
-	"  --label TEXT       a name for the run\n";
+	"  --label TEXT       a name for the run\n"
+	"  --initrd PATH      boot this initramfs instead of the runner's\n";
 
 static int prebuilt_hz(const char *release)
 {
@@ -93,6 +94,7 @@ int cmd_run(int argc, char **argv)
 		{ "backing", required_argument, NULL, 'K' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "initrd", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -123,6 +125,7 @@ int cmd_run(int argc, char **argv)
 		case 'K': o.backing = optarg; break;
 		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
 		case 'l': o.label = optarg; break;
+		case 'I': o.initrd = optarg; break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return 0;

@@ -72,6 +72,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	const char *accel, *clock;
 	json_t *pj;
 	int kvm, nwork = 1, ret = -1;
+	unsigned int vcpus;
 	const char *p;
 
 	for (p = o->workloads; *p; p++)
@@ -85,9 +86,20 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	if (strcmp(clock, "icount") && strcmp(clock, "wall"))
 		return error("unknown clock mode '%s' (icount or wall)", clock);
 	log_info("accelerator %s (%s), clock %s", accel, why, clock);
+	/*
+	 * icount runs all vCPUs round-robin on one host thread, so a second
+	 * vCPU buys nothing, and QEMU 7.2 hung in SMP bring-up with two.
+	 */
+	vcpus = !strcmp(clock, "icount") ? 1 : o->vcpus;
 
-	if (image_build(cfg, o->release, o->modroot, &initrd, initrd_sha) < 0)
+	if (o->initrd) {
+		initrd = real_path(o->initrd);
+		if (hash_file_hex(initrd, initrd_sha) < 0)
+			goto out;
+	} else if (image_build(cfg, o->release, o->modroot, &initrd,
+			       initrd_sha) < 0) {
 		return -1;
+	}
 	runner = project_path(cfg, "runner/mmci-runner");
 	if (hash_file_hex(runner, runner_sha) < 0)
 		goto out;
@@ -106,9 +118,9 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
 		   "initrd_sha1, status, started_at) VALUES (?, ?, ?, ?, ?, ?, "
 		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-		   "tItttIttttiiittttttd", o->label, o->build_id, o->kernel,
+		   "tItttIttttiiitttttttd", o->label, o->build_id, o->kernel,
 		   o->release, o->modroot, (long long)o->hz, o->workloads,
-		   params, accel, clock, (long long)o->vcpus,
+		   params, accel, clock, (long long)vcpus,
 		   (long long)o->ram_mib, (long long)o->nvdimm_mib,
 		   choose_backing(o), qemu_v, libvirt_v, host, runner_sha,
 		   initrd, initrd_sha, (double)time(NULL)) < 0)

@@ -19,6 +19,7 @@ struct run_opts {
 	long long build_id;           /* 0 for a prebuilt kernel */
 	const char *kernel;           /* bzImage / vmlinuz */
 	const char *modroot;          /* holds lib/modules/<release> */
+	const char *initrd;           /* NULL: build the runner's initramfs */
 	const char *release;
 	int hz;                       /* CONFIG_HZ, 0 unknown */
 	const char *workloads;        /* "fsdax", "fsdax,devdax" */

@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm.c - run one test guest through the libvirt C API.
+ *
+ * One call of vm_run() is one boot: expand the domain template, start a
+ * transient domain with VIR_DOMAIN_START_AUTODESTROY, wait for its end
+ * and destroy it. The workload is a single guest at a time on a small
+ * host (2 cores, TCG): boots take seconds to minutes, so the waiting
+ * loop wakes every 100 ms and costs nothing worth optimising.
+ *
+ * How the end is known: libvirt's lifecycle events (STOPPED with a
+ * reason: shutdown, crashed, failed = QEMU died, destroyed) are read
+ * by running libvirt's default event loop inside the waiting loop, and
+ * virDomainGetState() is polled as a fallback. Poweroff, reboot and
+ * crash all destroy the domain (on_poweroff/on_reboot/on_crash), so a
+ * panicking kernel with panic=-1 ends the guest at once; the console log
+ * then tells a poweroff ("reboot: Power down") from a panic ("Kernel
+ * panic - not syncing") or an unexpected reboot.
+ *
+ * libvirt errors are turned into our error() messages at this boundary;
+ * libvirt's own printing to stderr is switched off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+#include "util.h"
+#include "vm.h"
+
+/* namespace of our <metadata> element: who started the domain */
+#define VM_METADATA_NS "https://mmci.invalid/xmlns/run/1"
+#define VM_POLL_MS 100
+/* how long to keep reading events after the domain vanished */
+#define VM_EVENT_GRACE_S 0.5
+
+/* --- the libvirt boundary -------------------------------------------- */
+
+static void vm_silent_error(void *opaque, virErrorPtr err)
+{
+	/* errors are reported by our callers with virGetLastErrorMessage() */
+}
+
+static void vm_libvirt_init(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	virSetErrorFunc(NULL, vm_silent_error);
+	/* must precede the first connection for events to be delivered */
+	if (virEventRegisterDefaultImpl() < 0)
+		log_warnx("cannot register libvirt event loop: %s",
+			  virGetLastErrorMessage());
+}
+
+static const char *vm_uri(void)
+{
+	const char *uri = getenv("MMCI_LIBVIRT_URI");
+
+	return uri && *uri ? uri : VM_DEFAULT_URI;
+}
+
+static virConnectPtr vm_connect(void)
+{
+	virConnectPtr conn;
+
+	vm_libvirt_init();
+	conn = virConnectOpen(vm_uri());
+	if (!conn)
+		error("cannot connect to libvirt at '%s': %s", vm_uri(),
+		      virGetLastErrorMessage());
+	return conn;
+}
+
+static int vm_last_error_code(void)
+{
+	virErrorPtr err = virGetLastError();
+
+	return err ? err->code : VIR_ERR_OK;
+}
+
+static char *version_string(unsigned long v)
+{
+	return xstrfmt("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+static int vm_conn_versions(virConnectPtr conn, char **qemu, char **libvirt)
+{
+	unsigned long hv = 0, lib = 0;
+
+	if (virConnectGetVersion(conn, &hv) < 0)
+		return error("cannot get the hypervisor version: %s",
+			     virGetLastErrorMessage());
+	if (virConnectGetLibVersion(conn, &lib) < 0)
+		return error("cannot get the libvirt version: %s",
+			     virGetLastErrorMessage());
+	*qemu = version_string(hv);
+	*libvirt = version_string(lib);
+	return 0;
+}
+
+int vm_versions(char **qemu, char **libvirt)
+{
+	virConnectPtr conn = vm_connect();
+	int ret;
+
+	if (!conn)
+		return -1;
+	ret = vm_conn_versions(conn, qemu, libvirt);
+	virConnectClose(conn);
+	return ret;
+}
+
+/* --- the domain template ------------------------------------------- */
+
+struct tvar {
+	const char *name;
+	const char *value;	/* NULL = not set (a false flag) */
+};
+
+static const struct tvar *tvar_find(const struct tvar *vars, size_t nr,
+				    const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (strlen(vars[i].name) == len &&
+		    !memcmp(vars[i].name, name, len))
+			return &vars[i];
+	return NULL;
+}
+
+/* XML 1.0 allows no control characters but tab, newline and return */
+static int xml_escape(struct strbuf *out, const char *s, const char *what)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		switch (c) {
+		case '&':
+			strbuf_addstr(out, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(out, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(out, "&gt;");
+			break;
+		case '\'':
+			strbuf_addstr(out, "&apos;");
+			break;
+		case '"':
+			strbuf_addstr(out, "&quot;");
+			break;
+		default:
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+				return error("control character 0x%02x in %s",
+					     c, what);
+			strbuf_addch(out, c);
+		}
+	}
+	return 0;
+}
+
+static int is_var_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* length of a variable name at s, up to the closing '@'; 0 if none */
+static size_t var_name_len(const char *s, const char *end)
+{
+	const char *p = s;
+
+	while (p < end && is_var_char(*p))
+		p++;
+	return p > s && p < end && *p == '@' ? (size_t)(p - s) : 0;
+}
+
+static int expand_line(const char *line, size_t len, const struct tvar *vars,
+		       size_t nr, struct strbuf *out)
+{
+	const char *p = line, *end = line + len;
+
+	while (p < end) {
+		const char *at = memchr(p, '@', end - p);
+		const struct tvar *v;
+		size_t n;
+
+		if (!at) {
+			strbuf_add(out, p, end - p);
+			break;
+		}
+		strbuf_add(out, p, at - p);
+		n = var_name_len(at + 1, end);
+		if (!n) {
+			strbuf_addch(out, '@');
+			p = at + 1;
+			continue;
+		}
+		v = tvar_find(vars, nr, at + 1, n);
+		if (!v)
+			return error("unknown template variable '%.*s'", (int)n,
+				     at + 1);
+		if (!v->value)
+			return error("template variable '%s' is not set",
+				     v->name);
+		if (xml_escape(out, v->value, v->name) < 0)
+			return -1;
+		p = at + 1 + n + 1;
+	}
+	return 0;
+}
+
+#define TEMPLATE_MAX_DEPTH 8
+
+static int expand_template(const char *tmpl, const struct tvar *vars,
+			   size_t nr, struct strbuf *out)
+{
+	int active[TEMPLATE_MAX_DEPTH + 1] = { 1 };
+	int depth = 0, lineno = 0;
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *eol = strchrnul(p, '\n');
+		const char *s = p, *name;
+		size_t len = eol - p;
+
+		lineno++;
+		while (s < eol && (*s == ' ' || *s == '\t'))
+			s++;
+		if (skip_prefix(s, "@#", &name)) {
+			/* comment */
+		} else if (skip_prefix(s, "@if ", &name)) {
+			size_t n = var_name_len(name, eol);
+			const struct tvar *v = NULL;
+
+			if (n)
+				v = tvar_find(vars, nr, name, n);
+			if (!n || name + n + 1 != eol)
+				return error("template line %d: malformed @if@",
+					     lineno);
+			if (!v)
+				return error("template line %d: unknown flag '%.*s'",
+					     lineno, (int)n, name);
+			if (depth == TEMPLATE_MAX_DEPTH)
+				return error("template line %d: @if@ nested too deep",
+					     lineno);
+			depth++;
+			active[depth] = active[depth - 1] && v->value;
+		} else if (starts_with(s, "@endif@")) {
+			if (s + strlen("@endif@") != eol)
+				return error("template line %d: malformed @endif@",
+					     lineno);
+			if (!depth)
+				return error("template line %d: @endif@ without @if@",
+					     lineno);
+			depth--;
+		} else if (active[depth]) {
+			if (expand_line(p, len, vars, nr, out) < 0)
+				return error("in template line %d", lineno);
+			strbuf_addch(out, '\n');
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	if (depth)
+		return error("template ends inside @if@");
+	return 0;
+}
+
+static char *absolute_path(const char *path)
+{
+	char *cwd, *ret;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die_errno("cannot get the current directory");
+	ret = xstrfmt("%s/%s", cwd, path);
+	free(cwd);
+	return ret;
+}
+
+static int check_name(const char *name)
+{
+	const char *p;
+
+	if (!name || !starts_with(name, VM_NAME_PREFIX) ||
+	    !name[strlen(VM_NAME_PREFIX)])
+		return error("domain name '%s' does not start with '%s'",
+			     name ? name : "", VM_NAME_PREFIX);
+	if (strlen(name) > 64)
+		return error("domain name '%s' is too long", name);
+	for (p = name; *p; p++)
+		if (!(is_var_char(*p) || (*p >= 'a' && *p <= 'z') ||
+		      *p == '-' || *p == '.'))
+			return error("domain name '%s' has invalid character '%c'",
+				     name, *p);
+	return 0;
+}
+
+static int check_spec(const struct vm_spec *spec)
+{
+	if (check_name(spec->name) < 0)
+		return -1;
+	if (!spec->kernel || !*spec->kernel)
+		return error("no kernel given for domain '%s'", spec->name);
+	if (!spec->console_log || !spec->results_log)
+		return error("domain '%s' needs a console and a results log",
+			     spec->name);
+	if (spec->nvdimm_path && !spec->nvdimm_mib)
+		return error("nvdimm '%s' has size 0", spec->nvdimm_path);
+	if (!spec->nvdimm_path && spec->nvdimm_mib)
+		return error("nvdimm of %llu MiB has no backing file",
+			     spec->nvdimm_mib);
+	if (spec->virtio_mem_max_mib % 2)
+		return error("virtio-mem size %llu MiB is not a multiple of the 2 MiB block",
+			     spec->virtio_mem_max_mib);
+	if (spec->icount && spec->kvm)
+		return error("icount needs TCG, domain '%s' asks for KVM",
+			     spec->name);
+	return 0;
+}
+
+int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
+		  struct strbuf *out)
+{
+	unsigned int vcpus = spec->vcpus ? spec->vcpus :
+			     spec->icount ? 1 : VM_DEFAULT_VCPUS;
+	unsigned long long ram = spec->ram_mib ? spec->ram_mib :
+						 VM_DEFAULT_RAM_MIB;
+	unsigned long long nvdimm = spec->nvdimm_path ? spec->nvdimm_mib : 0;
+	char vcpus_s[16], last_cpu[16], ram_s[24], maxmem[24], nvdimm_s[24];
+	char label_s[16], vmem_s[24], pid_s[16];
+	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
+	char *backing = NULL;
+	int ret = -1;
+
+	if (check_spec(spec) < 0)
+		return -1;
+	if (spec->icount && vcpus > 1)
+		log_warnx("domain '%s': icount with %u vCPUs hung in SMP bring-up with QEMU 7.2",
+			  spec->name, vcpus);
+
+	kernel = absolute_path(spec->kernel);
+	initrd = spec->initrd ? absolute_path(spec->initrd) : NULL;
+	console = absolute_path(spec->console_log);
+	results = absolute_path(spec->results_log);
+	backing = spec->nvdimm_path ? absolute_path(spec->nvdimm_path) : NULL;
+
+	xsnprintf(vcpus_s, sizeof(vcpus_s), "%u", vcpus);
+	xsnprintf(last_cpu, sizeof(last_cpu), "%u", vcpus - 1);
+	xsnprintf(ram_s, sizeof(ram_s), "%llu", ram);
+	xsnprintf(maxmem, sizeof(maxmem), "%llu",
+		  ram + nvdimm + spec->virtio_mem_max_mib);
+	xsnprintf(nvdimm_s, sizeof(nvdimm_s), "%llu", nvdimm);
+	xsnprintf(label_s, sizeof(label_s), "%u", spec->nvdimm_label_kib);
+	xsnprintf(vmem_s, sizeof(vmem_s), "%llu", spec->virtio_mem_max_mib);
+	xsnprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
+
+	{
+		const int hotplug = backing || spec->virtio_mem_max_mib;
+		const struct tvar vars[] = {
+			{ "NAME", spec->name },
+			{ "DOMAIN_TYPE", spec->kvm ? "kvm" : "qemu" },
+			{ "VCPUS", vcpus_s },
+			{ "LAST_CPU", last_cpu },
+			{ "RAM_MIB", ram_s },
+			{ "MAXMEM_MIB", hotplug ? maxmem : NULL },
+			{ "KERNEL", kernel },
+			{ "INITRD", initrd },
+			{ "CMDLINE", spec->cmdline ? spec->cmdline : "" },
+			{ "CONSOLE_LOG", console },
+			{ "RESULTS_LOG", results },
+			{ "CPU_MODEL", spec->cpu_model ? spec->cpu_model :
+							 VM_DEFAULT_CPU_MODEL },
+			{ "NVDIMM_PATH", backing },
+			{ "NVDIMM_MIB", backing ? nvdimm_s : NULL },
+			{ "NVDIMM_LABEL_KIB", spec->nvdimm_label_kib ? label_s :
+								       NULL },
+			{ "VIRTIO_MEM_MIB", spec->virtio_mem_max_mib ? vmem_s :
+									NULL },
+			{ "PID", pid_s },
+			{ "METADATA_NS", VM_METADATA_NS },
+			/* flags */
+			{ "HOTPLUG", hotplug ? "1" : NULL },
+			{ "KVM", spec->kvm ? "1" : NULL },
+			{ "TCG", spec->kvm ? NULL : "1" },
+			{ "NVDIMM", backing ? "1" : NULL },
+			{ "NVDIMM_LABEL", backing && spec->nvdimm_label_kib ?
+						  "1" : NULL },
+			{ "VIRTIO_MEM", spec->virtio_mem_max_mib ? "1" : NULL },
+			{ "ICOUNT", spec->icount ? "1" : NULL },
+		};
+
+		ret = expand_template(tmpl, vars, ARRAY_SIZE(vars), out);
+	}
+
+	free(kernel);
+	free(initrd);
+	free(console);
+	free(results);
+	free(backing);
+	return ret;
+}
+
+/* --- running a guest ------------------------------------------------- */
+
+struct vm_watch {
+	const char *name;
+	int stopped;		/* a STOPPED event arrived */
+	int stop_detail;	/* virDomainEventStoppedDetailType */
+	int crashed;		/* a CRASHED event arrived (pvpanic) */
+	double t0;		/* now_s() before the start request */
+	double end_s;		/* now_s() at SHUTDOWN (the guest's poweroff)
+				 * or at STOPPED, whichever came first */
+};
+
+static int vm_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
+			int detail, void *opaque)
+{
+	struct vm_watch *w = opaque;
+	const char *name = virDomainGetName(dom);
+
+	if (!name || strcmp(name, w->name))
+		return 0;
+	log_debug("domain '%s': lifecycle event %d, detail %d at %.2f s", name,
+		  event, detail, now_s() - w->t0);
+	/*
+	 * SHUTDOWN comes when the guest powers off or resets; STOPPED only
+	 * once libvirt has torn QEMU down, 1.5-2 s later on a TCG host.
+	 */
+	if ((event == VIR_DOMAIN_EVENT_SHUTDOWN ||
+	     event == VIR_DOMAIN_EVENT_STOPPED) && !w->end_s)
+		w->end_s = now_s();
+	if (event == VIR_DOMAIN_EVENT_STOPPED && !w->stopped) {
+		w->stopped = 1;
+		w->stop_detail = detail;
+	} else if (event == VIR_DOMAIN_EVENT_CRASHED) {
+		w->crashed = 1;
+	}
+	return 0;
+}
+
+static void vm_tick(int timer, void *opaque)
+{
+	/* only there to make virEventRunDefaultImpl() return */
+}
+
+static void set_result_error(struct vm_result *res, const char *fmt, ...)
+	PRINTF(2, 3);
+
+static void set_result_error(struct vm_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->error, sizeof(res->error), fmt, ap);
+	va_end(ap);
+}
+
+/* the first line of the console log containing @needle, into @res->error */
+static int console_has(const struct strbuf *log, const char *needle,
+		       struct vm_result *res, const char *what)
+{
+	const char *hit = strstr(log->buf, needle), *bol, *eol;
+
+	if (!hit)
+		return 0;
+	if (res) {
+		bol = hit;
+		while (bol > log->buf && bol[-1] != '\n')
+			bol--;
+		eol = strchrnul(hit, '\n');
+		while (eol > bol && eol[-1] == '\r')
+			eol--;
+		set_result_error(res, "%s: %.*s", what, (int)(eol - bol), bol);
+	}
+	return 1;
+}
+
+/* why did the guest end? look at what the event said and the console */
+static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
+			int timed_out, const char *lost, struct vm_result *res)
+{
+	struct strbuf log = STRBUF_INIT;
+	int detail = w->stopped ? w->stop_detail : -1;
+
+	if (strbuf_read_file(&log, spec->console_log, 0) < 0)
+		log_debug("cannot read console log '%s': %s", spec->console_log,
+			  strerror(errno));
+
+	res->exit_kind = VM_CRASHED;
+	if (console_has(&log, "Kernel panic - not syncing", res,
+			"kernel panic")) {
+		/* with panic=0 the guest hangs: a timeout, but say why */
+	} else if (lost) {
+		set_result_error(res, "lost domain '%s': %s", spec->name, lost);
+	} else if (timed_out) {
+		res->exit_kind = VM_TIMEOUT;
+		set_result_error(res, "guest did not end within %u s",
+				 spec->timeout_s);
+	} else if (w->crashed || detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED) {
+		set_result_error(res, "guest crashed");
+	} else if (detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+		set_result_error(res, "qemu exited unexpectedly, see /var/log/libvirt/qemu/%s.log",
+				 spec->name);
+	} else if (detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED) {
+		set_result_error(res, "domain '%s' was destroyed by someone else",
+				 spec->name);
+	} else if (!console_has(&log, "reboot: Power down", NULL, NULL) &&
+		   console_has(&log, "reboot: Restarting system", res,
+			       "guest rebooted")) {
+		/* an unexpected reboot: on_reboot destroyed the domain */
+	} else {
+		res->exit_kind = VM_POWEROFF;
+	}
+	strbuf_release(&log);
+}
+
+/* destroy @dom unless it is gone already; a transient domain vanishes */
+static void vm_destroy(virDomainPtr dom, const char *name)
+{
+	int code;
+
+	if (!virDomainDestroy(dom))
+		return;
+	code = vm_last_error_code();
+	if (code != VIR_ERR_NO_DOMAIN && code != VIR_ERR_OPERATION_INVALID)
+		error("cannot destroy domain '%s': %s", name,
+		      virGetLastErrorMessage());
+}
+
+/* libvirt creates the serial log files 0600; results are not secret */
+static void make_readable(const char *path)
+{
+	if (chmod(path, 0644) < 0)
+		log_debug("cannot chmod '%s': %s", path, strerror(errno));
+}
+
+static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
+	PRINTF(2, 3);
+
+static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	res->exit_kind = VM_START_FAILED;
+	set_result_error(res, "%s", msg.buf);
+	error("%s", msg.buf);
+	strbuf_release(&msg);
+	return -1;
+}
+
+/* wait for the end of @dom; fills @w, returns 1 on timeout */
+static int vm_wait(virConnectPtr conn, virDomainPtr dom,
+		   const struct vm_spec *spec, double t0, struct vm_watch *w,
+		   char **lost)
+{
+	double deadline = spec->timeout_s ? t0 + spec->timeout_s : 0;
+	double next_poll = 0, gone_at = 0;
+
+	for (;;) {
+		double now = now_s();
+
+		if (w->stopped)
+			return 0;
+		/* vanished without a STOPPED event: classify by the log */
+		if (gone_at && now - gone_at > VM_EVENT_GRACE_S)
+			return 0;
+		if (!gone_at && deadline && now >= deadline)
+			return 1;
+		if (!gone_at && now >= next_poll) {
+			int state, reason;
+
+			next_poll = now + 2 * VM_POLL_MS / 1000.0;
+			if (virDomainGetState(dom, &state, &reason, 0) < 0) {
+				const char *msg = virGetLastErrorMessage();
+
+				if (vm_last_error_code() != VIR_ERR_NO_DOMAIN) {
+					*lost = xstrdup(msg);
+					return 0;
+				}
+				gone_at = now;
+			} else if (state == VIR_DOMAIN_SHUTOFF ||
+				   state == VIR_DOMAIN_CRASHED) {
+				gone_at = now;
+			}
+			if (gone_at && !w->end_s)
+				w->end_s = now;
+		}
+		if (virEventRunDefaultImpl() < 0) {
+			*lost = xstrfmt("libvirt event loop failed: %s",
+					virGetLastErrorMessage());
+			return 0;
+		}
+		if (!virConnectIsAlive(conn)) {
+			*lost = xstrdup("connection to libvirt closed");
+			return 0;
+		}
+	}
+}
+
+int vm_run(const struct vm_spec *spec, struct vm_result *res)
+{
+	struct strbuf tmpl = STRBUF_INIT, xml = STRBUF_INIT;
+	const char *tpath = spec->template_path ? spec->template_path :
+						  VM_DEFAULT_TEMPLATE;
+	struct vm_watch w = { .name = spec->name };
+	virConnectPtr conn = NULL;
+	virDomainPtr dom = NULL;
+	int cb = -1, timer = -1, timed_out, ret = -1;
+	char *lost = NULL;
+	double t0, t1;
+
+	memset(res, 0, sizeof(*res));
+	res->exit_kind = VM_START_FAILED;
+
+	if (strbuf_read_file(&tmpl, tpath, 4096) < 0) {
+		vm_start_failed(res, "cannot read domain template '%s': %s",
+				tpath, strerror(errno));
+		goto out;
+	}
+	if (vm_domain_xml(spec, tmpl.buf, &xml) < 0) {
+		vm_start_failed(res, "cannot make the XML of domain '%s'",
+				spec->name ? spec->name : "");
+		goto out;
+	}
+	res->domain_xml = xstrdup(xml.buf);
+	if (access(spec->kernel, R_OK) < 0) {
+		vm_start_failed(res, "cannot read kernel '%s': %s",
+				spec->kernel, strerror(errno));
+		goto out;
+	}
+	if (spec->initrd && access(spec->initrd, R_OK) < 0) {
+		vm_start_failed(res, "cannot read initrd '%s': %s",
+				spec->initrd, strerror(errno));
+		goto out;
+	}
+
+	conn = vm_connect();
+	if (!conn) {
+		vm_start_failed(res, "cannot start domain '%s' without libvirt",
+				spec->name);
+		goto out;
+	}
+	if (vm_conn_versions(conn, &res->qemu_version,
+			     &res->libvirt_version) < 0)
+		log_warnx("unknown qemu/libvirt versions for domain '%s'",
+			  spec->name);
+
+	/* register before the start: a guest may end before we look */
+	cb = virConnectDomainEventRegisterAny(
+		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(vm_lifecycle), &w, NULL);
+	if (cb < 0)
+		log_warnx("no lifecycle events for domain '%s', polling only: %s",
+			  spec->name, virGetLastErrorMessage());
+	timer = virEventAddTimeout(VM_POLL_MS, vm_tick, NULL, NULL);
+	if (timer < 0) {
+		vm_start_failed(res, "cannot add a libvirt event timer: %s",
+				virGetLastErrorMessage());
+		goto out;
+	}
+
+	log_debug("starting domain '%s'", spec->name);
+	t0 = w.t0 = now_s();
+	dom = virDomainCreateXML(conn, xml.buf, VIR_DOMAIN_START_AUTODESTROY);
+	t1 = now_s();
+	if (!dom) {
+		vm_start_failed(res, "cannot start domain '%s': %s", spec->name,
+				virGetLastErrorMessage());
+		goto out;
+	}
+	res->start_s = t1 - t0;
+	log_debug("domain '%s' started in %.2f s", spec->name, res->start_s);
+
+	timed_out = vm_wait(conn, dom, spec, t0, &w, &lost);
+	if (timed_out) {
+		if (!w.end_s)
+			w.end_s = now_s();
+		log_info("domain '%s' timed out after %u s, destroying it",
+			 spec->name, spec->timeout_s);
+	}
+	vm_destroy(dom, spec->name);
+	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
+
+	make_readable(spec->console_log);
+	make_readable(spec->results_log);
+	vm_classify(spec, &w, timed_out, lost, res);
+	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
+		  vm_exit_kind_name(res->exit_kind), res->boot_to_end_s,
+		  res->error[0] ? ", " : "", res->error);
+	ret = 0;
+out:
+	if (dom)
+		virDomainFree(dom);	/* destroyed above on every path */
+	if (timer >= 0)
+		virEventRemoveTimeout(timer);
+	if (cb >= 0)
+		virConnectDomainEventDeregisterAny(conn, cb);
+	if (conn)
+		virConnectClose(conn);
+	free(lost);
+	strbuf_release(&tmpl);
+	strbuf_release(&xml);
+	return ret;
+}
+
+void vm_result_release(struct vm_result *res)
+{
+	free(res->qemu_version);
+	free(res->libvirt_version);
+	free(res->domain_xml);
+	res->qemu_version = res->libvirt_version = res->domain_xml = NULL;
+}
+
+const char *vm_exit_kind_name(enum vm_exit_kind kind)
+{
+	switch (kind) {
+	case VM_POWEROFF:
+		return "poweroff";
+	case VM_TIMEOUT:
+		return "timeout";
+	case VM_CRASHED:
+		return "crashed";
+	case VM_START_FAILED:
+		return "start-failed";
+	}
+	BUG("unknown vm exit kind %d", (int)kind);
+}
+
+/* --- backing files and leftovers --------------------------------------- */
+
+int vm_create_backing(const char *path, unsigned long long mib)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return error_errno("cannot create nvdimm backing file '%s'",
+				   path);
+	/* drop old blocks first: each boot starts from a sparse file */
+	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)(mib << 20)) < 0) {
+		error_errno("cannot size nvdimm backing file '%s' to %llu MiB",
+			    path, mib);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return error_errno("cannot close nvdimm backing file '%s'",
+				   path);
+	return 0;
+}
+
+const char *vm_backing_kind(const char *path)
+{
+	struct statfs sfs;
+
+	if (statfs(path, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
+		return "tmpfs";
+	return "disk";
+}
+
+/* the pid in our metadata element, 0 if there is none */
+static long vm_owner_pid(virDomainPtr dom)
+{
+	char *meta = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
+					  VM_METADATA_NS,
+					  VIR_DOMAIN_AFFECT_CURRENT);
+	const char *p;
+	long pid = 0;
+
+	if (!meta)
+		return 0;
+	p = strstr(meta, "pid=");
+	if (p && (p[4] == '\'' || p[4] == '"'))
+		pid = strtol(p + 5, NULL, 10);
+	free(meta);
+	return pid;
+}
+
+static int vm_owner_alive(long pid)
+{
+	if (pid <= 0 || pid == (long)getpid())
+		return 0;
+	return !kill((pid_t)pid, 0) || errno == EPERM;
+}
+
+#define VM_UNDEFINE_ALL                                                       \
+	(VIR_DOMAIN_UNDEFINE_MANAGED_SAVE |                                   \
+	 VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA |                             \
+	 VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA | VIR_DOMAIN_UNDEFINE_NVRAM)
+
+int vm_cleanup_stale(void)
+{
+	virConnectPtr conn = vm_connect();
+	virDomainPtr *doms = NULL;
+	int i, n, cleaned = 0;
+
+	if (!conn)
+		return -1;
+	n = virConnectListAllDomains(conn, &doms, 0);
+	if (n < 0) {
+		error("cannot list libvirt domains: %s",
+		      virGetLastErrorMessage());
+		virConnectClose(conn);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+		long pid;
+
+		if (!name || !starts_with(name, VM_NAME_PREFIX))
+			goto next;
+		pid = vm_owner_pid(doms[i]);
+		if (vm_owner_alive(pid)) {
+			log_debug("domain '%s' of running pid %ld kept", name,
+				  pid);
+			goto next;
+		}
+		if (virDomainIsActive(doms[i]) == 1 &&
+		    virDomainDestroy(doms[i]) < 0 &&
+		    vm_last_error_code() != VIR_ERR_NO_DOMAIN) {
+			error("cannot destroy stale domain '%s': %s", name,
+			      virGetLastErrorMessage());
+			goto next;
+		}
+		if (virDomainIsPersistent(doms[i]) == 1 &&
+		    virDomainUndefineFlags(doms[i], VM_UNDEFINE_ALL) < 0) {
+			error("cannot undefine stale domain '%s': %s", name,
+			      virGetLastErrorMessage());
+			goto next;
+		}
+		log_info("removed stale domain '%s'", name);
+		cleaned++;
+next:
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	virConnectClose(conn);
+	return cleaned;
+}

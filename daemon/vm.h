@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vm.h - boot one test guest through libvirt and wait for its end.
+ *
+ * A guest is a transient libvirt domain started with
+ * VIR_DOMAIN_START_AUTODESTROY: if mmci dies, libvirt destroys the guest
+ * when the connection closes, so nothing leaks. The domain XML comes from
+ * a template (vm-images/domain.xml.in) with @NAME@ placeholders, whose
+ * values are XML-escaped, and "@if FLAG@ ... @endif@" blocks.
+ *
+ * The guest writes its console to ttyS0 and the runner's JSON lines to
+ * ttyS1; libvirt sends both 16550 ports to host files, which it truncates
+ * at start. The guest ends by powering itself off.
+ */
+#ifndef MMCI_VM_H
+#define MMCI_VM_H
+
+#include "strbuf.h"
+
+#define VM_NAME_PREFIX "mmci-"
+#define VM_DEFAULT_TEMPLATE "vm-images/domain.xml.in"
+#define VM_DEFAULT_URI "qemu:///system"	/* MMCI_LIBVIRT_URI overrides */
+#define VM_DEFAULT_VCPUS 2
+#define VM_DEFAULT_RAM_MIB 1024
+/* TCG only; KVM guests get host-passthrough */
+#define VM_DEFAULT_CPU_MODEL "qemu64"
+
+struct vm_spec {
+	const char *name;	/* domain name, must start with "mmci-" */
+	const char *kernel;	/* bzImage */
+	const char *initrd;	/* NULL = none */
+	const char *cmdline;	/* NULL = empty */
+	const char *console_log;	/* host file receiving ttyS0 */
+	const char *results_log;	/* host file receiving ttyS1 */
+	unsigned int vcpus;	/* 0 = VM_DEFAULT_VCPUS, or 1 with icount */
+	unsigned long long ram_mib;	/* MiB, 0 = VM_DEFAULT_RAM_MIB */
+	const char *nvdimm_path;	/* sparse backing file, NULL = none */
+	unsigned long long nvdimm_mib;	/* MiB */
+	/* KiB of label area; 0 = none: a raw namespace0.0 for nd_pmem */
+	unsigned int nvdimm_label_kib;
+	unsigned long long virtio_mem_max_mib;	/* MiB, 0 = no virtio-mem */
+	int kvm;		/* 1 = <domain type='kvm'>, 0 = TCG */
+	int icount;		/* 1 = -icount shift=0,sleep=off (TCG only);
+				 * QEMU 7.2 then hangs bringing up a second
+				 * vCPU, so icount guests get 1 vCPU */
+	const char *cpu_model;	/* TCG CPU model, NULL = VM_DEFAULT_CPU_MODEL */
+	unsigned int timeout_s;	/* s, hard limit for boot + run; 0 = none */
+	const char *template_path;	/* NULL = VM_DEFAULT_TEMPLATE */
+};
+
+enum vm_exit_kind {
+	VM_POWEROFF,		/* the guest powered itself off */
+	VM_TIMEOUT,		/* timeout_s passed; mmci destroyed the guest */
+	VM_CRASHED,		/* kernel panic, unexpected reboot, QEMU died */
+	VM_START_FAILED,	/* the domain could not be started */
+};
+
+struct vm_result {
+	enum vm_exit_kind exit_kind;
+	double start_s;		/* s spent in virDomainCreateXML */
+	double boot_to_end_s;	/* s from the start request to the guest's
+				 * poweroff (libvirt's SHUTDOWN event) */
+	char *qemu_version;	/* "7.2.0", caller frees (vm_result_release) */
+	char *libvirt_version;	/* "9.0.0", caller frees */
+	char *domain_xml;	/* the XML libvirt was given, caller frees */
+	char error[256];	/* why, when exit_kind != VM_POWEROFF */
+};
+
+/**
+ * vm_run() - boot a guest and wait until it powers off, crashes or times out
+ * @spec: what to boot
+ * @res: filled on every path; release with vm_result_release()
+ *
+ * The domain is destroyed on every path before vm_run() returns.
+ *
+ * Return: 0 when the guest ran (its end is in @res->exit_kind, a timeout
+ * or a crash is not an error), -1 after error() when it could not start
+ * (@res->exit_kind = VM_START_FAILED, @res->error says why).
+ */
+int vm_run(const struct vm_spec *spec, struct vm_result *res);
+
+void vm_result_release(struct vm_result *res);
+const char *vm_exit_kind_name(enum vm_exit_kind kind);
+
+/**
+ * vm_domain_xml() - expand a domain template for @spec
+ * @spec: the guest; relative paths are made absolute against the cwd
+ * @tmpl: template text (the contents of vm-images/domain.xml.in)
+ * @out: receives the XML
+ *
+ * Pure apart from getcwd() and getpid(): no libvirt, no file access.
+ *
+ * Return: 0, or -1 after error() for an invalid spec or template.
+ */
+int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
+		  struct strbuf *out);
+
+/**
+ * vm_create_backing() - create a fresh sparse NVDIMM backing file
+ * @path: file to create; an existing file is emptied first, so every
+ *        boot starts from holes
+ * @mib: size in MiB
+ *
+ * Return: 0, or -1 after error().
+ */
+int vm_create_backing(const char *path, unsigned long long mib);
+
+/* "tmpfs" or "disk": what backs @path, to record with a run */
+const char *vm_backing_kind(const char *path);
+
+/**
+ * vm_cleanup_stale() - destroy and undefine "mmci-*" domains left behind
+ *
+ * A domain whose metadata names a live process other than us (another
+ * mmci running a guest right now) is left alone.
+ *
+ * Return: the number of domains removed, or -1 after error().
+ */
+int vm_cleanup_stale(void);
+
+/* QEMU and libvirt daemon versions ("7.2.0", "9.0.0"); caller frees */
+int vm_versions(char **qemu, char **libvirt);
+
+#endif

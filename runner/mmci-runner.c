@@ -1,0 +1,1066 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmci-runner - the workload program that runs inside the test VM.
+ *
+ * /init starts it after mounting proc, sysfs, devtmpfs and debugfs and
+ * loading the nvdimm/dax modules. It reads its parameters from
+ * /proc/cmdline, drives the nvdimm bus through sysfs (no ndctl in the
+ * guest) and prints one JSON object per line, schema version 1:
+ *
+ *   {"v":1,"type":"hello","runner":"1","kernel":"..","cmdline":".."}
+ *   {"v":1,"type":"info","workload":"fsdax","key":"pages","value":"4194304"}
+ *   {"v":1,"type":"sample","workload":"fsdax","metric":"rebind_wall",
+ *    "unit":"ms","iter":1,"value":190.412}
+ *   {"v":1,"type":"error","workload":"fsdax","iter":3,"msg":".."}
+ *   {"v":1,"type":"done","status":"ok"}
+ *
+ * "workload" and "iter" are left out of an error (and "workload" out of an
+ * info) that does not belong to one. Every line is written with one write()
+ * as soon as it is complete, so a guest that dies mid-run still leaves the
+ * lines before.
+ *
+ * Workload: a namespace of a few to a hundred GiB on an emulated NVDIMM
+ * (QEMU TCG, 1 GiB of RAM). Each bind of the fsdax (pfn) or devdax (dax)
+ * personality initialises one struct page per 4 KiB page of it; the kernel
+ * times that in memmap_init_zone_device() and says so with a pr_debug, which
+ * this program enables and reads back from /dev/kmsg. It also times the bind
+ * write itself (CLOCK_MONOTONIC).
+ *
+ * Every wait is bounded; a sysfs write that never returns is a kernel bug
+ * the host catches with its own timeout.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUNNER_VERSION "1"
+#define SCHEMA_VERSION 1
+
+#define ND_DEVICES "/sys/bus/nd/devices"
+#define ND_DRIVERS "/sys/bus/nd/drivers"
+#define DEBUGFS "/sys/kernel/debug"
+#define DYNDBG_CONTROL DEBUGFS "/dynamic_debug/control"
+#define DYNDBG_FUNC "memmap_init_zone_device"
+#define NAMESPACE "namespace0.0"
+#define NAMESPACE_DRIVER "nd_pmem"
+
+#define DEFAULT_WORKLOADS "fsdax,devdax"
+#define DEFAULT_ITERS 30
+#define MAX_ITERS 100000
+#define DEFAULT_ALIGN 2097152UL
+#define DEFAULT_OUT "/dev/ttyS1"
+
+#define NAMESPACE_WAIT_MS 30000	/* for namespace0.0 to appear */
+#define MEMMAP_WAIT_MS 2000	/* for a memmap line after a bind returned */
+#define OUTPUT_WAIT_MS 5000	/* for the output to take one line */
+#define MAX_BIND_FAILURES 3	/* consecutive failed rebinds end a workload */
+#define INFO_BLOCK_OFFSET 4096	/* pfn/dax/btt info block: 4 KiB at 4 KiB */
+#define INFO_BLOCK_SIZE 4096
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* the house rules of daemon/banned.h, repeated: this file stands alone */
+#define BANNED(func) sorry_##func##_is_a_banned_function
+#undef strcpy
+#define strcpy(x, y) BANNED(strcpy)
+#undef strcat
+#define strcat(x, y) BANNED(strcat)
+#undef strncpy
+#define strncpy(x, y, n) BANNED(strncpy)
+#undef sprintf
+#define sprintf(...) BANNED(sprintf)
+#undef vsprintf
+#define vsprintf(...) BANNED(vsprintf)
+#undef strtok
+#define strtok(x, y) BANNED(strtok)
+
+struct params {
+	char *workloads;	/* comma separated */
+	unsigned int iters;	/* rebinds after the first bind */
+	unsigned long align;	/* bytes */
+	int map_mem;		/* memmap in RAM ("mem") instead of on device */
+	char *out;		/* path of the JSON lines output */
+};
+
+/* one personality of namespace0.0 that a workload binds and rebinds */
+struct workload {
+	const char *name;
+	const char *seed_attr;	/* region attribute naming the idle seed */
+	const char *seed_default;
+	const char *driver;	/* nd bus driver that binds the seed */
+};
+
+static const struct workload workloads[] = {
+	{ "fsdax", "pfn_seed", "pfn0.0", "nd_pmem" },
+	{ "devdax", "dax_seed", "dax0.0", "dax_pmem" },
+};
+
+/* what the kernel log said about one bind */
+struct memmap_stat {
+	unsigned long pages;
+	unsigned long ms;
+	unsigned int lines;	/* one per memmap range */
+};
+
+/* the state of one workload run */
+struct run {
+	const struct workload *w;
+	const struct params *p;
+	char seed[64];		/* e.g. "pfn0.0" */
+	char region[PATH_MAX];	/* sysfs directory of the region */
+	int samples;		/* samples written */
+};
+
+static int out_fd = -1;
+static int kmsg_fd = -1;
+static int dyndbg_ok;
+static char pending[16][256];	/* errors found before the output is open */
+static unsigned int nr_pending;
+
+/* growable string; buf is never NULL after sb_init() */
+struct sb {
+	char *buf;
+	size_t len, alloc;
+};
+
+static void *xrealloc(void *ptr, size_t size)
+{
+	void *ret = realloc(ptr, size);
+
+	if (!ret) {
+		fputs("mmci-runner: out of memory\n", stderr);
+		abort();
+	}
+	return ret;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* snprintf for buffers whose size is known to suffice: abort if not */
+static int PRINTF(3, 4) xsnprintf(char *dst, size_t max, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(dst, max, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= max) {
+		fprintf(stderr, "mmci-runner: BUG: truncated '%s'\n", dst);
+		abort();
+	}
+	return n;
+}
+
+static void sb_init(struct sb *sb)
+{
+	sb->alloc = 256;
+	sb->len = 0;
+	sb->buf = xrealloc(NULL, sb->alloc);
+	sb->buf[0] = '\0';
+}
+
+static void sb_release(struct sb *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+}
+
+static void sb_grow(struct sb *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->alloc)
+		return;
+	while (sb->len + extra + 1 > sb->alloc)
+		sb->alloc *= 2;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+}
+
+static void sb_addch(struct sb *sb, char c)
+{
+	sb_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+static void PRINTF(2, 0) sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->alloc - sb->len) {
+		sb_grow(sb, n);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	}
+	sb->len += n;
+}
+
+static void PRINTF(2, 3) sb_addf(struct sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Append s as a JSON string with its quotes. Bytes outside printable ASCII
+ * become \u00XX, so the line is valid JSON whatever the kernel printed.
+ */
+static void sb_add_json(struct sb *sb, const char *s)
+{
+	const unsigned char *p;
+
+	sb_addch(sb, '"');
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			sb_addch(sb, '\\');
+			sb_addch(sb, *p);
+		} else if (*p == '\n') {
+			sb_addf(sb, "\\n");
+		} else if (*p == '\t') {
+			sb_addf(sb, "\\t");
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			sb_addf(sb, "\\u%04x", *p);
+		} else {
+			sb_addch(sb, *p);
+		}
+	}
+	sb_addch(sb, '"');
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* write all of buf, waiting at most OUTPUT_WAIT_MS whenever it is full */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&pfd, 1, OUTPUT_WAIT_MS) <= 0)
+				return -1;
+			continue;
+		}
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* finish the JSON object in sb and write it as one line */
+static void emit(struct sb *sb)
+{
+	sb_addf(sb, "}\n");
+	if (write_all(out_fd, sb->buf, sb->len))
+		fprintf(stderr, "mmci-runner: cannot write a result line: %s\n",
+			strerror(errno));
+	sb_release(sb);
+}
+
+static void record_start(struct sb *sb, const char *type)
+{
+	sb_init(sb);
+	sb_addf(sb, "{\"v\":%d,\"type\":\"%s\"", SCHEMA_VERSION, type);
+}
+
+static void PRINTF(3, 4) emit_error(const char *workload, int iter,
+				    const char *fmt, ...)
+{
+	struct sb msg, sb;
+	va_list ap;
+
+	sb_init(&msg);
+	va_start(ap, fmt);
+	sb_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "mmci-runner: error: %s%s%s\n",
+		workload ? workload : "", workload ? ": " : "", msg.buf);
+
+	record_start(&sb, "error");
+	if (workload) {
+		sb_addf(&sb, ",\"workload\":");
+		sb_add_json(&sb, workload);
+	}
+	if (iter >= 0)
+		sb_addf(&sb, ",\"iter\":%d", iter);
+	sb_addf(&sb, ",\"msg\":");
+	sb_add_json(&sb, msg.buf);
+	emit(&sb);
+	sb_release(&msg);
+}
+
+static void emit_info(const char *workload, const char *key, const char *value)
+{
+	struct sb sb;
+
+	record_start(&sb, "info");
+	if (workload) {
+		sb_addf(&sb, ",\"workload\":");
+		sb_add_json(&sb, workload);
+	}
+	sb_addf(&sb, ",\"key\":");
+	sb_add_json(&sb, key);
+	sb_addf(&sb, ",\"value\":");
+	sb_add_json(&sb, value);
+	emit(&sb);
+}
+
+static void emit_info_ul(const char *workload, const char *key,
+			 unsigned long value)
+{
+	char buf[32];
+
+	xsnprintf(buf, sizeof(buf), "%lu", value);
+	emit_info(workload, key, buf);
+}
+
+/* value in ms; wall times keep 3 decimals (us), the kernel's are whole ms */
+static void emit_sample(struct run *r, const char *metric, int iter,
+			double value, int decimals)
+{
+	struct sb sb;
+
+	record_start(&sb, "sample");
+	sb_addf(&sb, ",\"workload\":");
+	sb_add_json(&sb, r->w->name);
+	sb_addf(&sb, ",\"metric\":\"%s\",\"unit\":\"ms\",\"iter\":%d", metric,
+		iter);
+	sb_addf(&sb, ",\"value\":%.*f", decimals, value);
+	emit(&sb);
+	r->samples++;
+}
+
+static void emit_done(int failed)
+{
+	struct sb sb;
+
+	record_start(&sb, "done");
+	sb_addf(&sb, ",\"status\":\"%s\"", failed ? "error" : "ok");
+	emit(&sb);
+}
+
+static void PRINTF(1, 2) pending_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nr_pending >= ARRAY_SIZE(pending))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(pending[nr_pending++], sizeof(pending[0]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Read a small sysfs or proc file into buf, without the trailing newline.
+ * Returns 0, or -errno.
+ */
+static int read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/*
+ * Write val to the sysfs attribute path in one write(). If ms is not NULL it
+ * receives the time the write took. Returns 0, or -errno.
+ */
+static int sysfs_write(const char *path, const char *val, double *ms)
+{
+	size_t len = strlen(val);
+	long long t0, t1;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	t0 = now_ns();
+	n = write(fd, val, len);
+	t1 = now_ns();
+	err = errno;
+	close(fd);
+	if (ms)
+		*ms = (t1 - t0) / 1e6;
+	if (n < 0)
+		return -err;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+/* quote a value for a message: "pmem\n" is shown as 'pmem' */
+static const char *shown(const char *val, char *buf, size_t size)
+{
+	size_t n = strlen(val);
+
+	if (n && val[n - 1] == '\n')
+		n--;
+	snprintf(buf, size, "%.*s", (int)n, val);
+	return buf;
+}
+
+/*
+ * sysfs_write() to ND_DEVICES/dev/attr, or ND_DRIVERS/attr if dev is NULL,
+ * that records a failure as an error record.
+ */
+static int attr_write(struct run *r, int iter, const char *dev,
+		      const char *attr, const char *val, double *ms)
+{
+	char path[PATH_MAX], tmp[128];
+	int rc;
+
+	if (dev)
+		xsnprintf(path, sizeof(path), "%s/%s/%s", ND_DEVICES, dev,
+			  attr);
+	else
+		xsnprintf(path, sizeof(path), "%s/%s", ND_DRIVERS, attr);
+	rc = sysfs_write(path, val, ms);
+	if (rc)
+		emit_error(r->w->name, iter, "write '%s' to %s: %s",
+			   shown(val, tmp, sizeof(tmp)), path, strerror(-rc));
+	return rc;
+}
+
+/* the nd bus driver dev is bound to, in buf ("" if none); 0 or -errno */
+static int bound_driver(const char *dev, char *buf, size_t size)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	buf[0] = '\0';
+	xsnprintf(path, sizeof(path), "%s/%s/driver", ND_DEVICES, dev);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	xsnprintf(buf, size, "%s", base ? base + 1 : target);
+	return 0;
+}
+
+/* unbind dev from whatever nd driver holds it; 0 if it was not bound */
+static int unbind_any(struct run *r, int iter, const char *dev)
+{
+	char drv[NAME_MAX + 1], attr[NAME_MAX + 16];
+
+	if (bound_driver(dev, drv, sizeof(drv)) || !drv[0])
+		return 0;
+	xsnprintf(attr, sizeof(attr), "%s/unbind", drv);
+	return attr_write(r, iter, NULL, attr, dev, NULL);
+}
+
+static int wait_for_path(const char *path, int timeout_ms)
+{
+	long long end = now_ns() + timeout_ms * 1000000LL;
+
+	while (access(path, F_OK)) {
+		if (now_ns() > end)
+			return -1;
+		usleep(100 * 1000);
+	}
+	return 0;
+}
+
+/*
+ * Parse one kernel log record ("pri,seq,ts,flags;text\n") and add it to st
+ * if it is the memmap line:
+ *   memmap_init_zone_device initialised 4194304 pages in 137ms
+ */
+static void memmap_parse(const char *rec, struct memmap_stat *st)
+{
+	static const char key[] = DYNDBG_FUNC " initialised ";
+	const char *p = strchr(rec, ';');
+	unsigned long pages, ms;
+	char *end;
+
+	if (!p)
+		return;
+	p = strstr(p + 1, key);
+	if (!p)
+		return;
+	p += strlen(key);
+	pages = strtoul(p, &end, 10);
+	if (end == p || strncmp(end, " pages in ", 10))
+		return;
+	p = end + 10;
+	ms = strtoul(p, &end, 10);
+	if (end == p)
+		return;
+	while (*end == ' ')
+		end++;
+	if (strncmp(end, "ms", 2))
+		return;
+	st->pages += pages;
+	st->ms += ms;
+	st->lines++;
+}
+
+/* read the kernel log records written since the last call */
+static void kmsg_collect(struct memmap_stat *st)
+{
+	char rec[8192];
+
+	if (kmsg_fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
+
+		if (n < 0 && (errno == EINTR || errno == EPIPE))
+			continue;	/* EPIPE: records lost, go on */
+		if (n <= 0)
+			return;
+		rec[n] = '\0';
+		memmap_parse(rec, st);
+	}
+}
+
+static void kmsg_skip(void)
+{
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/*
+ * The memmap lines of the bind that just returned; they are printed inside
+ * the bind, but give a late one MEMMAP_WAIT_MS before calling it missing.
+ */
+static void memmap_wait(struct memmap_stat *st)
+{
+	long long end = now_ns() + MEMMAP_WAIT_MS * 1000000LL;
+
+	kmsg_collect(st);
+	while (!st->lines && kmsg_fd >= 0 && dyndbg_ok) {
+		struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
+		long long left = (end - now_ns()) / 1000000LL;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			break;
+		kmsg_collect(st);
+	}
+}
+
+/*
+ * One bind of the seed: time the write and read what the kernel said.
+ * iter 0 is the first bind. Returns 0, or -errno of the bind.
+ */
+static int bind_once(struct run *r, int iter)
+{
+	struct memmap_stat st = { 0 };
+	char attr[128];
+	double wall;
+	int rc;
+
+	xsnprintf(attr, sizeof(attr), "%s/bind", r->w->driver);
+	kmsg_skip();
+	rc = attr_write(r, iter, NULL, attr, r->seed, &wall);
+	if (rc)
+		return rc;
+	memmap_wait(&st);
+
+	emit_sample(r, iter ? "rebind_wall" : "first_bind_wall", iter, wall, 3);
+	if (st.lines)
+		emit_sample(r, iter ? "rebind_memmap" : "first_bind_memmap",
+			    iter, st.ms, 0);
+	else
+		emit_error(r->w->name, iter,
+			   "%s: no '" DYNDBG_FUNC "' line in the kernel log%s",
+			   iter ? "rebind_memmap" : "first_bind_memmap",
+			   dyndbg_ok ? "" : " (dynamic debug is off)");
+	if (!iter && st.lines) {
+		emit_info_ul(r->w->name, "pages", st.pages);
+		if (st.lines > 1)
+			emit_info_ul(r->w->name, "memmap_ranges", st.lines);
+	}
+	fprintf(stderr, "mmci-runner: %s %s %d: memmap %lu ms, wall %.3f ms\n",
+		r->w->name, iter ? "rebind" : "first bind", iter, st.ms, wall);
+	return 0;
+}
+
+/*
+ * Detach every pfn/dax/btt device that claims namespace0.0 (left by an
+ * earlier workload, or made at boot from an info block a previous boot
+ * wrote on the same image file), then unbind the namespace itself.
+ */
+static void release_namespace(struct run *r)
+{
+	char path[PATH_MAX], val[128];
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(ND_DEVICES);
+	if (!dir) {
+		emit_error(r->w->name, -1, "cannot open '%s': %s", ND_DEVICES,
+			   strerror(errno));
+		return;
+	}
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "pfn", 3) &&
+		    strncmp(de->d_name, "dax", 3) &&
+		    strncmp(de->d_name, "btt", 3))
+			continue;
+		xsnprintf(path, sizeof(path), "%s/%s/namespace", ND_DEVICES,
+			  de->d_name);
+		if (read_file(path, val, sizeof(val)) ||
+		    strcmp(val, NAMESPACE))
+			continue;
+		emit_info(r->w->name, "released", de->d_name);
+		unbind_any(r, -1, de->d_name);
+		attr_write(r, -1, de->d_name, "namespace", "\n", NULL);
+	}
+	closedir(dir);
+	unbind_any(r, -1, NAMESPACE);
+}
+
+/* find the region of namespace0.0 and its idle seed for this workload */
+static void find_seed(struct run *r)
+{
+	char path[PATH_MAX], val[64];
+	char *slash;
+
+	xsnprintf(r->seed, sizeof(r->seed), "%s", r->w->seed_default);
+	if (!realpath(ND_DEVICES "/" NAMESPACE, r->region))
+		return;
+	slash = strrchr(r->region, '/');
+	if (slash)
+		*slash = '\0';
+	xsnprintf(path, sizeof(path), "%s/%s", r->region, r->w->seed_attr);
+	if (!read_file(path, val, sizeof(val)) && val[0])
+		xsnprintf(r->seed, sizeof(r->seed), "%s", val);
+}
+
+static void make_uuid(char *buf, size_t size)
+{
+	unsigned char u[16];
+	int fd, i, ok = 0;
+
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ok = read(fd, u, sizeof(u)) == sizeof(u);
+		close(fd);
+	}
+	if (!ok) {
+		unsigned long long x = now_ns() ^ ((long long)getpid() << 32);
+
+		for (i = 0; i < 16; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			u[i] = x >> 56;
+		}
+	}
+	u[6] = (u[6] & 0x0f) | 0x40;	/* version 4 */
+	u[8] = (u[8] & 0x3f) | 0x80;	/* RFC 4122 variant */
+	xsnprintf(buf, size,
+		  "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		  "%02x%02x%02x%02x%02x%02x\n",
+		  u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		  u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* report a seed attribute as the kernel shows it after our write */
+static void info_attr(struct run *r, const char *dev, const char *attr,
+		      const char *key)
+{
+	char path[PATH_MAX], val[256];
+
+	xsnprintf(path, sizeof(path), "%s/%s/%s", ND_DEVICES, dev, attr);
+	if (!read_file(path, val, sizeof(val)))
+		emit_info(r->w->name, key, val);
+}
+
+static int configure_seed(struct run *r)
+{
+	char uuid[64], align[32];
+
+	make_uuid(uuid, sizeof(uuid));
+	xsnprintf(align, sizeof(align), "%lu\n", r->p->align);
+	if (attr_write(r, -1, r->seed, "uuid", uuid, NULL) ||
+	    attr_write(r, -1, r->seed, "mode",
+		       r->p->map_mem ? "ram\n" : "pmem\n", NULL) ||
+	    attr_write(r, -1, r->seed, "align", align, NULL) ||
+	    attr_write(r, -1, r->seed, "namespace", NAMESPACE "\n", NULL))
+		return -1;
+	emit_info(r->w->name, "seed", r->seed);
+	emit_info(r->w->name, "map", r->p->map_mem ? "mem" : "dev");
+	info_attr(r, r->seed, "mode", "mode");
+	info_attr(r, r->seed, "align", "align");
+	info_attr(r, NAMESPACE, "size", "namespace_size");
+	return 0;
+}
+
+/* the block device of a bound raw namespace, e.g. "pmem0" */
+static int namespace_blockdev(char *buf, size_t size)
+{
+	struct dirent *de;
+	DIR *dir;
+	int rc = -1;
+
+	dir = opendir(ND_DEVICES "/" NAMESPACE "/block");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		xsnprintf(buf, size, "%s", de->d_name);
+		rc = 0;
+		break;
+	}
+	closedir(dir);
+	return rc;
+}
+
+/*
+ * Zero the info block through the raw namespace, or nd_pmem would give the
+ * namespace its pfn/dax personality back on the next bind (and at the next
+ * boot on the same image file).
+ */
+static void zero_info_block(struct run *r)
+{
+	char dev[NAME_MAX + 1], path[PATH_MAX];
+	char zero[INFO_BLOCK_SIZE] = { 0 };
+	int fd;
+
+	if (namespace_blockdev(dev, sizeof(dev))) {
+		emit_error(r->w->name, -1, "no block device under %s/%s",
+			   ND_DEVICES, NAMESPACE);
+		return;
+	}
+	xsnprintf(path, sizeof(path), "/dev/%s", dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		emit_error(r->w->name, -1, "cannot open '%s': %s", path,
+			   strerror(errno));
+		return;
+	}
+	if (pwrite(fd, zero, sizeof(zero), INFO_BLOCK_OFFSET) != sizeof(zero)
+	    || fsync(fd))
+		emit_error(r->w->name, -1,
+			   "cannot clear the info block on %s: %s", path,
+			   strerror(errno));
+	close(fd);
+}
+
+/*
+ * Leave namespace0.0 as the next workload expects it: seed detached and
+ * reset, info block cleared, namespace bound to nd_pmem. The namespace is
+ * bound in raw mode (force_raw) for that: a plain pmem namespace would put
+ * its memmap in the guest's RAM, which a 100 GiB namespace does not fit.
+ */
+static void restore(struct run *r)
+{
+	if (unbind_any(r, -1, r->seed))
+		return;
+	attr_write(r, -1, r->seed, "namespace", "\n", NULL);
+	if (attr_write(r, -1, NAMESPACE, "force_raw", "1\n", NULL) ||
+	    attr_write(r, -1, NULL, NAMESPACE_DRIVER "/bind", NAMESPACE,
+		       NULL))
+		return;
+	zero_info_block(r);
+	attr_write(r, -1, NAMESPACE, "force_raw", "0\n", NULL);
+}
+
+/*
+ * Run one workload: first bind, then p->iters rebinds. Returns 0, or -1 if
+ * it produced nothing (a failed workload).
+ */
+static int run_workload(const struct workload *w, const struct params *p)
+{
+	struct run r = { .w = w, .p = p };
+	char path[PATH_MAX], attr[128];
+	unsigned int i, failures = 0;
+
+	xsnprintf(path, sizeof(path), "%s/%s", ND_DRIVERS, w->driver);
+	if (access(path, F_OK)) {
+		emit_error(w->name, -1,
+			   "driver '%s' is not registered (module not loaded?)",
+			   w->driver);
+		return -1;
+	}
+
+	release_namespace(&r);
+	find_seed(&r);
+	if (configure_seed(&r)) {
+		attr_write(&r, -1, r.seed, "namespace", "\n", NULL);
+		return -1;
+	}
+	if (bind_once(&r, 0)) {
+		restore(&r);
+		return -1;
+	}
+
+	xsnprintf(attr, sizeof(attr), "%s/unbind", w->driver);
+	for (i = 1; i <= p->iters && failures < MAX_BIND_FAILURES; i++) {
+		if (attr_write(&r, i, NULL, attr, r.seed, NULL) ||
+		    bind_once(&r, i))
+			failures++;
+		else
+			failures = 0;
+	}
+	if (failures >= MAX_BIND_FAILURES)
+		emit_error(w->name, -1, "%u binds failed in a row, giving up",
+			   failures);
+	restore(&r);
+	return r.samples ? 0 : -1;
+}
+
+static int parse_ulong(const char *s, int base, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, base);
+	return (errno || end == s || *end || *s == '-') ? -1 : 0;
+}
+
+static void param_set(struct params *p, const char *key, const char *val)
+{
+	unsigned long v;
+
+	if (!strcmp(key, "mmci.workload")) {
+		free(p->workloads);
+		p->workloads = xstrdup(val);
+	} else if (!strcmp(key, "mmci.iters")) {
+		if (parse_ulong(val, 10, &v) || v > MAX_ITERS)
+			pending_error("invalid mmci.iters '%s', using %u", val,
+				      p->iters);
+		else
+			p->iters = v;
+	} else if (!strcmp(key, "mmci.align")) {
+		if (parse_ulong(val, 0, &v) || !v)
+			pending_error("invalid mmci.align '%s', using %lu", val,
+				      p->align);
+		else
+			p->align = v;
+	} else if (!strcmp(key, "mmci.map")) {
+		if (!strcmp(val, "dev") || !strcmp(val, "mem"))
+			p->map_mem = !strcmp(val, "mem");
+		else
+			pending_error("invalid mmci.map '%s', using %s", val,
+				      p->map_mem ? "mem" : "dev");
+	} else if (!strcmp(key, "mmci.out")) {
+		free(p->out);
+		p->out = xstrdup(val);
+	} else if (!strncmp(key, "mmci.", 5)) {
+		pending_error("unknown parameter '%s'", key);
+	}
+}
+
+/* split the kernel command line into key=value words ("" quotes a value) */
+static void parse_cmdline(struct params *p, const char *cmdline)
+{
+	struct sb word;
+	const char *s = cmdline;
+
+	while (*s) {
+		int quoted = 0;
+		char *eq;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		sb_init(&word);
+		for (; *s && (quoted || !isspace((unsigned char)*s)); s++) {
+			if (*s == '"')
+				quoted = !quoted;
+			else
+				sb_addch(&word, *s);
+		}
+		eq = strchr(word.buf, '=');
+		if (eq) {
+			*eq = '\0';
+			param_set(p, word.buf, eq + 1);
+		}
+		sb_release(&word);
+	}
+}
+
+/* a raw tty: "\n" must not become "\r\n" on the way to the host */
+static void open_output(const char *path)
+{
+	int flags = O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	struct termios t;
+
+	if (strcmp(path, "-") && strcmp(path, "stdout")) {
+		if (strncmp(path, "/dev/", 5))
+			flags |= O_CREAT | O_APPEND;
+		out_fd = open(path, flags, 0644);
+		if (out_fd < 0)
+			pending_error("cannot open '%s': %s, using stdout",
+				      path, strerror(errno));
+	}
+	if (out_fd < 0) {
+		out_fd = STDOUT_FILENO;
+		return;
+	}
+	if (isatty(out_fd) && !tcgetattr(out_fd, &t)) {
+		cfmakeraw(&t);
+		tcsetattr(out_fd, TCSANOW, &t);
+	}
+}
+
+static void emit_hello(const char *cmdline)
+{
+	struct utsname u;
+	struct sb sb;
+
+	if (uname(&u))
+		xsnprintf(u.release, sizeof(u.release), "unknown");
+	record_start(&sb, "hello");
+	sb_addf(&sb, ",\"runner\":\"%s\",\"kernel\":", RUNNER_VERSION);
+	sb_add_json(&sb, u.release);
+	sb_addf(&sb, ",\"cmdline\":");
+	sb_add_json(&sb, cmdline);
+	emit(&sb);
+}
+
+/*
+ * Turn on the memmap pr_debug and check that it took: a query that matches
+ * nothing is not an error for the kernel.
+ */
+static void enable_dyndbg(void)
+{
+	static const char query[] = "func " DYNDBG_FUNC " +p\n";
+	char line[512];
+	FILE *f;
+	int rc;
+
+	if (access(DYNDBG_CONTROL, F_OK))
+		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	rc = sysfs_write(DYNDBG_CONTROL, query, NULL);
+	if (rc) {
+		emit_error(NULL, -1, "write 'func %s +p' to %s: %s",
+			   DYNDBG_FUNC, DYNDBG_CONTROL, strerror(-rc));
+		return;
+	}
+	f = fopen(DYNDBG_CONTROL, "re");
+	if (!f) {
+		emit_error(NULL, -1, "cannot open '%s': %s", DYNDBG_CONTROL,
+			   strerror(errno));
+		return;
+	}
+	/* "mm/mm_init.c:1120 [mm_init]memmap_init_zone_device =p \"..\"" */
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "]" DYNDBG_FUNC " =p"))
+			dyndbg_ok = 1;
+	fclose(f);
+	if (!dyndbg_ok)
+		emit_error(NULL, -1, "pr_debug of %s not enabled: not in %s",
+			   DYNDBG_FUNC, DYNDBG_CONTROL);
+}
+
+static const struct workload *find_workload(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		if (!strcmp(workloads[i].name, name))
+			return &workloads[i];
+	return NULL;
+}
+
+int main(void)
+{
+	struct params p = {
+		.workloads = xstrdup(DEFAULT_WORKLOADS),
+		.iters = DEFAULT_ITERS,
+		.align = DEFAULT_ALIGN,
+		.out = xstrdup(DEFAULT_OUT),
+	};
+	char cmdline[4096] = "", *name, *next;
+	int rc, failed = 0, have_ns;
+	unsigned int i;
+
+	rc = read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	if (rc)
+		pending_error("cannot read /proc/cmdline: %s", strerror(-rc));
+	parse_cmdline(&p, cmdline);
+	open_output(p.out);
+	emit_hello(cmdline);
+	for (i = 0; i < nr_pending; i++)
+		emit_error(NULL, -1, "%s", pending[i]);
+
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd < 0)
+		emit_error(NULL, -1, "cannot open '/dev/kmsg': %s",
+			   strerror(errno));
+	enable_dyndbg();
+
+	have_ns = !wait_for_path(ND_DEVICES "/" NAMESPACE, NAMESPACE_WAIT_MS);
+	if (!have_ns)
+		emit_error(NULL, -1, "no %s/%s after %d s", ND_DEVICES,
+			   NAMESPACE, NAMESPACE_WAIT_MS / 1000);
+
+	for (name = p.workloads; name; name = next) {
+		const struct workload *w;
+
+		next = strchr(name, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*name)
+			continue;
+		w = find_workload(name);
+		if (!w) {
+			emit_error(name, -1, "unknown workload '%s'", name);
+			failed = 1;
+		} else if (!have_ns || run_workload(w, &p)) {
+			failed = 1;
+		}
+	}
+
+	emit_done(failed);
+	free(p.workloads);
+	free(p.out);
+	return failed;
+}

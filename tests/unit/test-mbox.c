@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-mbox.c - unit tests of daemon/mbox.c: mbox splitting (mboxo,
+ * mboxrd, .eml), header unfolding and RFC 2047, transfer encodings, MIME
+ * walking, charsets, and robustness against fuzzed and truncated input.
+ *
+ * The real mails come from $MMCI_FIXTURES (default ../shared/fixtures/mbox,
+ * relative to the project root, where the tests run); SOURCES.md there says
+ * what each file exercises. Expected values were read off the fixtures and,
+ * for the git t5100 files, off git's own expected outputs (t/t5100/info*).
+ */
+#include <sys/stat.h>
+
+#include "mbox.h"
+#include "util.h"
+#include "tap.h"
+
+static const char *fixtures_dir(void)
+{
+	const char *dir = getenv("MMCI_FIXTURES");
+
+	return dir && *dir ? dir : "../shared/fixtures/mbox";
+}
+
+/* the mails of fixture @rel; NULL (and a failed test) if unreadable */
+static struct mail *load(const char *rel, size_t *nr, struct strbuf *raw)
+{
+	char *path = xstrfmt("%s/%s", fixtures_dir(), rel);
+	struct strbuf sb = STRBUF_INIT;
+	struct mail *mails = NULL;
+
+	*nr = 0;
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		ok(0, path);
+		printf("#   cannot read '%s'\n", path);
+	} else if (mbox_parse(sb.buf, sb.len, &mails, nr)) {
+		ok(0, path);
+	}
+	free(path);
+	if (raw)
+		strbuf_addbuf(raw, &sb);
+	strbuf_release(&sb);
+	return mails;
+}
+
+static int utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n, k;
+		unsigned int cp;
+
+		if (!p[i])
+			return 0;
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf)
+			n = 2, cp = p[i] & 0x1f;
+		else if (p[i] >= 0xe0 && p[i] <= 0xef)
+			n = 3, cp = p[i] & 0x0f;
+		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+			n = 4, cp = p[i] & 0x07;
+		else
+			return 0;
+		if (len - i < n)
+			return 0;
+		for (k = 1; k < n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
+static int str_ok(const char *s)
+{
+	return s && utf8_valid(s, strlen(s));
+}
+
+static int mail_strings_ok(const struct mail *m)
+{
+	size_t i;
+
+	if (!str_ok(m->from_name) || !str_ok(m->from_email) ||
+	    !str_ok(m->subject) || !str_ok(m->to) || !str_ok(m->cc) ||
+	    (m->date_raw && !str_ok(m->date_raw)) ||
+	    (m->message_id && !str_ok(m->message_id)) ||
+	    (m->problem && !str_ok(m->problem)) ||
+	    !utf8_valid(m->body.buf, m->body.len) ||
+	    strlen(m->body.buf) != m->body.len || strchr(m->subject, '\n'))
+		return 0;
+	for (i = 0; i < m->nr_references; i++)
+		if (!str_ok(m->references[i]))
+			return 0;
+	return 1;
+}
+
+static int contains(const char *hay, const char *needle)
+{
+	return hay && strstr(hay, needle) != NULL;
+}
+
+static const struct {
+	const char *file;
+	size_t mails;
+} all_fixtures[] = {
+	{ "getpatchwork+patchwork/fuzz-dateheader.mbox", 1 },
+	{ "getpatchwork+patchwork/fuzz-refshdr.mbox", 1 },
+	{ "getpatchwork+patchwork/mail-0015-with-invalid-utf8-headers.mbox", 1 },
+	{ "getpatchwork+patchwork/series-base-different-versions.mbox", 5 },
+	{ "getpatchwork+patchwork/series-bugs-multiple-content-types.mbox", 2 },
+	{ "getpatchwork+patchwork/series-bugs-multiple-references.mbox", 5 },
+	{ "git+git/t5100-quoted-cr.mbox", 2 },
+	{ "git+git/t5100-rfc2047-samples.mbox", 11 },
+	{ "git+git/t5100-sample.mbox", 18 },
+	{ "git+git/t5100-sample.mboxrd", 2 },
+	{ "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/auxdisplay-7seg-v2-0-4-qp-base64.mboxrd", 24 },
+	{ "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/hid-lenovo-mute-led-v3-0-7.mboxrd", 14 },
+	{ "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/leds-bug-abba-deadlock-thread-inline-format-patch.mboxrd", 5 },
+	{ "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/leds-privacy-led-devicetree-v5-0-4.mboxrd", 20 },
+	{ "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/patch-as-base64-octet-stream-attachment.eml", 1 },
+	{ "linux-mailinglist-archives+stable.vger.kernel.org.1/mm-commits-mm-new-added-samples-damon-mtier.eml", 1 },
+	{ "mricon+b4/trailers-followup-partial-reroll.mbox", 6 },
+	{ "mricon+b4/trailers-thread-with-cover-followup.mbox", 7 },
+};
+
+#define LEDS "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/"
+
+static void test_all_fixtures(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(all_fixtures); i++) {
+		struct mail *m;
+		size_t nr;
+		int good = 1;
+		char *name;
+
+		m = load(all_fixtures[i].file, &nr, NULL);
+		name = xstrfmt("%s: %zu mails", all_fixtures[i].file,
+			       all_fixtures[i].mails);
+		is_int(nr, all_fixtures[i].mails, name);
+		free(name);
+		for (j = 0; j < nr; j++)
+			good &= mail_strings_ok(&m[j]);
+		name = xstrfmt("%s: every string is valid UTF-8",
+			       all_fixtures[i].file);
+		ok(good, name);
+		free(name);
+		mails_free(m, nr);
+	}
+}
+
+/* every fixture cut short every 997 bytes: no crash, no invalid string */
+static void test_truncated(void)
+{
+	size_t i, j, cut;
+
+	for (i = 0; i < ARRAY_SIZE(all_fixtures); i++) {
+		struct strbuf raw = STRBUF_INIT;
+		struct mail *m;
+		size_t nr, parsed = 0;
+		int good = 1;
+		char *name;
+
+		m = load(all_fixtures[i].file, &nr, &raw);
+		mails_free(m, nr);
+		for (cut = 0; cut < raw.len; cut += 997) {
+			/* a private copy, so reading past @cut is caught */
+			char *copy = xmalloc(cut ? cut : 1);
+
+			memcpy(copy, raw.buf, cut);
+			if (!mbox_parse(copy, cut, &m, &nr)) {
+				parsed++;
+				for (j = 0; j < nr; j++)
+					good &= mail_strings_ok(&m[j]);
+				mails_free(m, nr);
+			}
+			free(copy);
+		}
+		name = xstrfmt("%s: %zu truncated copies parse", all_fixtures[i].file,
+			       parsed);
+		ok(good && (raw.len < 997 || parsed), name);
+		free(name);
+		strbuf_release(&raw);
+	}
+}
+
+static void test_mboxrd(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load("git+git/t5100-sample.mboxrd", &nr, NULL);
+	if (nr != 2)
+		return;
+	is_str(m[0].body.buf,
+	       "From the beginning, mbox should have been mboxrd\n"
+	       ">From escaped\n"
+	       "From not mangled but this line should have been escaped\n",
+	       "mboxrd: >From and >>From lose one '>', a bare From stays");
+	is_str(m[1].body.buf,
+	       " >From unchanged\n"
+	       " From also unchanged\n"
+	       "no trailing space, no escaping necessary and '>' was intended:\n"
+	       ">From\n",
+	       "mboxrd: ' >From' and a final '>From' without space stay");
+	is_str(m[1].subject, "[PATCH 2/2] another with fake From lines",
+	       "mboxrd: second subject");
+	is_int(m[1].date, 1149839056, "mboxrd: date -0700 in UTC");
+	mails_free(m, nr);
+}
+
+static void test_rfc2047_samples(void)
+{
+	static const char *const subjects[] = {
+		"If you can read this you understand the example.",
+		"Time for ISO 10646?",
+		"Re: RFC-HDR care and feeding",
+		"Test of new header generator",
+		"(a)", "(a b)", "(ab)", "(ab)", "(ab)", "(a b)", "(a b)",
+	};
+	struct mail *m;
+	size_t nr, i;
+
+	m = load("git+git/t5100-rfc2047-samples.mbox", &nr, NULL);
+	if (nr != 11)
+		return;
+	for (i = 0; i < nr; i++) {
+		char *name = xstrfmt("rfc2047 sample %zu subject", i + 1);
+
+		is_str(m[i].subject, subjects[i], name);
+		free(name);
+	}
+	is_str(m[0].from_name, "Keith Moore", "rfc2047: US-ASCII Q name");
+	is_str(m[0].from_email, "moore@cs.utk.edu", "rfc2047: email");
+	is_str(m[0].to, "Keld Jørn Simonsen <keld@dkuug.dk>",
+	       "rfc2047: ISO8859-1 Q in To");
+	is_str(m[0].cc, "André Pirard <PIRARD@vm1.ulg.ac.be>",
+	       "rfc2047: word then plain text in Cc");
+	is_str(m[1].from_name, "Olle Järnefors", "rfc2047: Olle");
+	is_str(m[2].from_name, "Patrik Fältström", "rfc2047: Patrik");
+	is_str(m[3].from_name, "Nathaniel Borenstein (םולש ןב ילטפנ)",
+	       "rfc2047: ISO8859-8 b-encoded comment, as git mailinfo");
+	is_str(m[3].from_email, "nsb@thumper.bellcore.com",
+	       "rfc2047: email before a folded comment");
+	is_str(m[3].to,
+	       "Greg Vaudreuil <gvaudre@NRI.Reston.VA.US>, Ned Freed <ned@innosoft.com>, Keith Moore <moore@cs.utk.edu>",
+	       "rfc2047: folded To unfolded");
+	mails_free(m, nr);
+}
+
+static void test_git_sample(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load("git+git/t5100-sample.mbox", &nr, NULL);
+	if (nr != 18)
+		return;
+	is_str(m[0].from_email, "a.u.thor@example.com",
+	       "sample: folded From with comments");
+	is_str(m[3].from_name, "YOSHIFUJI Hideaki / 吉藤英明",
+	       "sample: ISO-2022-JP name");
+	is_int(m[3].date, 1121951436, "sample: date with (EDT) comment");
+	is_str(m[4].from_name, "David Kågedal", "sample: ISO8859-1 name");
+	ok(contains(m[4].body.buf, "from importing a big CVS repository."),
+	   "sample: QUOTED-PRINTABLE in upper case");
+	is_str(m[11].subject,
+	       "[Navy-patches] [PATCH] Изменён список пакетов необходимых для сборки",
+	       "sample: UTF-8 B subject");
+	is_str(m[12].from_name, "A U Thor", "sample: 'a@b (Name)' form");
+	is_str(m[12].from_email, "a.u.thor@example.com",
+	       "sample: 'a@b (Name)' email");
+	ok(contains(m[8].body.buf,
+		    "-      GIT_DIFF_OPTS=-c git-diff-index -p $(cat .git/HEAD)\n"),
+	   "sample: QP =3D in a diff line");
+	mails_free(m, nr);
+}
+
+static void test_invalid_utf8_header(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load("getpatchwork+patchwork/mail-0015-with-invalid-utf8-headers.mbox",
+		 &nr, NULL);
+	if (nr != 1)
+		return;
+	is_str(m[0].from_name, "Rafał Miłecki", "0015: utf-8 B name");
+	ok(contains(m[0].cc,
+		    "Rafa\xef\xbf\xbd\xef\xbf\xbd Mi\xef\xbf\xbd\xef\xbf\xbd" "ecki <zajec5@gmail.com>"),
+	   "0015: bytes that are not UTF-8 become U+FFFD");
+	ok(str_ok(m[0].cc), "0015: cc is valid UTF-8");
+	ok(contains(m[0].cc, "linux-kernel@vger.kernel.org (open list)"),
+	   "0015: folded cc kept whole");
+	is_str(m[0].message_id,
+	       "1464811283-10381-1-git-send-email-zajec5@gmail.com",
+	       "0015: message id");
+	is_int(m[0].date, 1464811254, "0015: date");
+	ok(!m[0].problem, "0015: no problem");
+	mails_free(m, nr);
+}
+
+static void test_fuzz(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load("getpatchwork+patchwork/fuzz-dateheader.mbox", &nr, NULL);
+	if (nr == 1) {
+		ok(m[0].problem != NULL, "fuzz-dateheader: problem recorded");
+		ok(contains(m[0].problem, "cannot parse date"),
+		   "fuzz-dateheader: bad date noted");
+		ok(contains(m[0].problem, "bad message-id"),
+		   "fuzz-dateheader: NUL bytes in message-id noted");
+		is_int(m[0].date, 0, "fuzz-dateheader: date 0");
+		ok(!m[0].message_id, "fuzz-dateheader: no message id");
+		ok(contains(m[0].problem, "multipart"),
+		   "fuzz-dateheader: broken multipart noted");
+		ok(contains(m[0].body.buf, "diff --w."),
+		   "fuzz-dateheader: the text is kept");
+		ok(mail_header(&m[0], "Congth") != NULL,
+		   "fuzz-dateheader: garbage field names are fields");
+	}
+	mails_free(m, nr);
+
+	m = load("getpatchwork+patchwork/fuzz-refshdr.mbox", &nr, NULL);
+	if (nr == 1) {
+		ok(m[0].problem != NULL, "fuzz-refshdr: problem recorded");
+		ok(contains(m[0].problem, "references"),
+		   "fuzz-refshdr: binary references noted");
+		is_str(m[0].in_reply_to,
+		       "1473632524-8585-1-git-send-email-stephenfinucane@gmail.com",
+		       "fuzz-refshdr: in-reply-to");
+		is_int(m[0].date, 1473632524, "fuzz-refshdr: 'Date:,' parses");
+		is_str(m[0].subject, "[PATCH 2/2] test: Cwn",
+		       "fuzz-refshdr: subject");
+		ok(contains(m[0].body.buf, "+++ d\n@@ -0,0 +1,8 @@\n"),
+		   "fuzz-refshdr: body kept");
+	}
+	mails_free(m, nr);
+}
+
+static void test_hid_lenovo(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load(LEDS "hid-lenovo-mute-led-v3-0-7.mboxrd", &nr, NULL);
+	if (nr != 14)
+		return;
+	is_str(m[0].message_id, "20210221112005.102116-1-hdegoede@redhat.com",
+	       "hid: cover message id");
+	is_str(m[0].from_name, "Hans de Goede", "hid: vger padded From:");
+	is_str(m[1].subject,
+	       "[PATCH v3 1/7] HID: lenovo: Use brightness_set_blocking callback for setting LEDs brightness",
+	       "hid: folded subject unfolded");
+	ok(!mail_header(&m[2], "Content-Type") &&
+	   contains(m[2].body.buf, "Fixes: bc04b37ea0ec (\"HID: lenovo"),
+	   "hid: 8bit patch without Content-Type");
+	is_str(m[8].from_name, "Marek Behún", "hid: utf-8 B From name");
+	is_int(m[8].date, 1613906971, "hid: date +0100");
+	is_str(m[8].body.buf, "Reviewed-by: Marek Behún <kabel@kernel.org>\n",
+	       "hid: quoted-printable utf-8 body");
+	is_str(m[8].in_reply_to, "20210221112005.102116-6-hdegoede@redhat.com",
+	       "hid: in-reply-to");
+	is_int(m[8].nr_references, 2, "hid: two folded references");
+	if (m[8].nr_references == 2)
+		is_str(m[8].references[1],
+		       "20210221112005.102116-6-hdegoede@redhat.com",
+		       "hid: second reference");
+	ok(contains(m[11].body.buf, "> Reviewed-by: Marek Behún <kabel@kernel.org>"),
+	   "hid: multipart/signed, iso-8859-1 QP part");
+	ok(contains(m[11].body.buf, "\nAcked-by: Pavel Machek <pavel@ucw.cz>\n"),
+	   "hid: signed part text");
+	ok(!contains(m[11].body.buf, "PGP SIGNATURE"),
+	   "hid: the signature part is left out");
+	ok(contains(m[11].cc, "Marek Behún <kabel@kernel.org>"),
+	   "hid: iso-8859-1 Q word in Cc");
+	mails_free(m, nr);
+}
+
+static void test_privacy_led(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load(LEDS "leds-privacy-led-devicetree-v5-0-4.mboxrd", &nr, NULL);
+	if (nr != 20)
+		return;
+	is_str(m[7].message_id,
+	       "jsLJqyPfjA2iFNHMvAxgz-zO1WecVgleSahWgW_B5BshbYat4X1UqUuKpexfxlRxnD3oWlAnHqeLGpne8JebFV-ICVxvr5g-5nI8P2Q6dY8=@vinarskis.com",
+	       "privacy: 100+ character message id");
+	ok(contains(m[10].body.buf, "\nFrom IRC conversations, the issue"),
+	   "privacy: >From un-escaped inside a QP body");
+	ok(contains(m[10].body.buf, "\nTested-by: Steev Klimaszewski <threeway@gmail.com>\n"),
+	   "privacy: QP reply text");
+	is_str(m[13].from_name, "Rob Herring (Arm)",
+	       "privacy: quoted display name with parentheses");
+	ok(!mail_header(&m[13], "Content-Transfer-Encoding") &&
+	   contains(m[13].body.buf, "Reviewed-by: Rob Herring (Arm) <robh@kernel.org>"),
+	   "privacy: body without CTE");
+	is_str(m[15].subject,
+	       "Re: (subset) [PATCH v5 0/4] leds: privacy-led support for devicetree",
+	       "privacy: b4 thanks subject");
+	mails_free(m, nr);
+}
+
+static void test_auxdisplay(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load(LEDS "auxdisplay-7seg-v2-0-4-qp-base64.mboxrd", &nr, NULL);
+	if (nr != 24)
+		return;
+	ok(contains(m[1].body.buf,
+		    "\n+\tstruct seg_led_priv *priv = container_of(work, struct seg_led_priv, work.work);\n"),
+	   "auxdisplay: QP soft break and =3D inside a diff line");
+	ok(contains(m[1].body.buf, "\n+obj-$(CONFIG_SEG_LED)\t\t+= seg-led.o\n"),
+	   "auxdisplay: QP tabs and =3D");
+	ok(!contains(m[1].body.buf, "=3D") && !contains(m[1].body.buf, "=\n"),
+	   "auxdisplay: no QP left");
+	ok(starts_with(m[12].body.buf,
+		       "\nOn 28/02/24 13:05, Andy Shevchenko wrote:\n"),
+	   "auxdisplay: base64 Outlook reply");
+	ok(!strchr(m[12].body.buf, '\r'), "auxdisplay: CRLF became LF");
+	ok(contains(m[12].body.buf, "Tue, Feb 27, 2024 at 11:22\xe2\x80\xafPM"),
+	   "auxdisplay: UTF-8 inside base64");
+	is_str(m[23].from_name, "andy@kernel.org",
+	       "auxdisplay: quoted address as display name");
+	is_str(m[23].from_email, "andy@kernel.org", "auxdisplay: its email");
+	mails_free(m, nr);
+}
+
+static void test_abba(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load(LEDS "leds-bug-abba-deadlock-thread-inline-format-patch.mboxrd",
+		 &nr, NULL);
+	if (nr != 5)
+		return;
+	is_str(m[0].message_id,
+	       "OS7PR01MB13602B128BA1AD3FA38B6D1FFBC69A@OS7PR01MB13602.jpnprd01.prod.outlook.com",
+	       "abba: folded Message-ID");
+	ok(contains(m[2].body.buf,
+		    "\nFrom bf4d66187585a1893d558cb9357f1ef63437b898 Mon Sep 17 00:00:00 2001\nFrom: Andrew Lunn <andrew@lunn.ch>\n"),
+	   "abba: embedded format-patch un-escaped");
+	ok(mail_text_has_patch(m[2].body.buf, m[2].body.len),
+	   "abba: the reply holds a diff");
+	ok(!mail_text_has_patch(m[1].body.buf, m[1].body.len),
+	   "abba: a plain reply holds none");
+	is_str(m[4].in_reply_to,
+	       "OS7PR01MB13602E8AA4E5ADE00E7441B6CBC76A@OS7PR01MB13602.jpnprd01.prod.outlook.com",
+	       "abba: in-reply-to");
+	ok(!m[0].problem, "abba: Content-Type without charset is fine");
+	mails_free(m, nr);
+}
+
+static void test_attachment(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load(LEDS "patch-as-base64-octet-stream-attachment.eml", &nr, NULL);
+	if (nr != 1)
+		return;
+	is_int(m[0].offset, 0, "eml: a single mail at offset 0");
+	ok(starts_with(m[0].body.buf, "Hi\n\nI noticed that"),
+	   "eml: text/plain part first");
+	ok(contains(m[0].body.buf, "\ndiff --git a/drivers/leds/led-test.c b/drivers/leds/led-test.c\n"),
+	   "eml: octet-stream patch attachment appended");
+	ok(contains(m[0].body.buf, "Subject: [PATCH] leds: tests: clarify name conflict test It is a good practice\n"),
+	   "eml: attachment decoded from base64");
+	ok(!m[0].problem, "eml: no problem");
+	mails_free(m, nr);
+}
+
+static void test_other_fixtures(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = load("getpatchwork+patchwork/series-bugs-multiple-references.mbox",
+		 &nr, NULL);
+	if (nr == 5) {
+		is_str(m[2].message_id,
+		       "ed9beaec36649c862369a34ea209822c00d86f52.1495511998.git.viresh.kumar@linaro.org",
+		       "multiple-references: Message-Id on the next line");
+		is_str(m[2].in_reply_to,
+		       "b9f67b2be37d5e9740a5e1ed85b0e8b4e5c0eb91.1495511998.git.viresh.kumar@linaro.org",
+		       "multiple-references: first of two In-Reply-To");
+		is_int(m[2].nr_references, 2,
+		       "multiple-references: both References fields");
+		is_str(m[0].message_id, "cover.1495511998.git.viresh.kumar@linaro.org",
+		       "multiple-references: cover id");
+	}
+	mails_free(m, nr);
+
+	m = load("getpatchwork+patchwork/series-bugs-multiple-content-types.mbox",
+		 &nr, NULL);
+	if (nr == 2) {
+		is_str(m[1].from_name, "Björn Töpel",
+		       "content-types: B-encoded From");
+		ok(contains(m[0].body.buf, "Signed-off-by: YueHaibing"),
+		   "content-types: 7BIT in upper case");
+		ok(!m[0].problem && !m[1].problem, "content-types: no problem");
+	}
+	mails_free(m, nr);
+
+	m = load("git+git/t5100-quoted-cr.mbox", &nr, NULL);
+	if (nr == 2) {
+		ok(contains(m[0].body.buf, "distro, \rpytest"),
+		   "quoted-cr: a lone CR stays");
+		is_str(m[1].body.buf, m[0].body.buf,
+		       "quoted-cr: CRLF and LF bodies are equal");
+	}
+	mails_free(m, nr);
+
+	m = load("linux-mailinglist-archives+stable.vger.kernel.org.1/mm-commits-mm-new-added-samples-damon-mtier.eml",
+		 &nr, NULL);
+	if (nr == 1) {
+		is_str(m[0].message_id, "20260629044921.61DF81F000E9@smtp.kernel.org",
+		       "mm-commits: message id");
+		is_str(m[0].from_name, "Andrew Morton", "mm-commits: from");
+		ok(mail_text_has_patch(m[0].body.buf, m[0].body.len),
+		   "mm-commits: a quilt diff counts as a patch");
+	}
+	mails_free(m, nr);
+}
+
+static void test_decode_header(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "=?utf-8?q?caf=C3=A9_au_lait?=", "café au lait" },
+		{ "=?UTF-8?B?w6k=?= =?UTF-8?B?w6k=?=", "éé" },
+		/* a character split over two words */
+		{ "=?UTF-8?B?ww==?= =?UTF-8?B?qQ==?=", "é" },
+		{ "=?UTF-8?Q?=C3?=\n =?UTF-8?Q?=A9?=", "é" },
+		{ "a =?iso-8859-1?q?=E9?= b", "a é b" },
+		{ "=?iso-8859-1?q?a?=  b", "a  b" },
+		{ "=?us-ascii?Q?x?==?us-ascii?Q?y?=", "xy" },
+		{ "=?utf-8*en?Q?lang?=", "lang" },
+		{ "=?no-such-charset?Q?abc?=", "abc" },
+		{ "=?utf-8?X?abc?=", "=?utf-8?X?abc?=" },
+		{ "=?utf-8?Q?unterminated", "=?utf-8?Q?unterminated" },
+		{ "=?utf-8?Q?a=0Ab=00c?=", "a b\xef\xbf\xbd" "c" },
+		{ "raw \xc3\xa9 \xff", "raw é \xef\xbf\xbd" },
+		{ "=?UTF-8?B?!!!?=", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *got = mail_decode_header(cases[i].in);
+		char *name = xstrfmt("decode '%s'", cases[i].out);
+
+		is_str(got, cases[i].out, name);
+		free(name);
+		free(got);
+	}
+}
+
+static void test_addresses(void)
+{
+	static const struct {
+		const char *in, *name, *email;
+	} cases[] = {
+		{ "Hans de Goede <hdegoede@redhat.com>", "Hans de Goede",
+		  "hdegoede@redhat.com" },
+		{ "\"Rob Herring (Arm)\" <robh@kernel.org>", "Rob Herring (Arm)",
+		  "robh@kernel.org" },
+		{ "\"Doe, John \\\"JD\\\"\" <jd@x.org>", "Doe, John \"JD\"",
+		  "jd@x.org" },
+		{ "<a@b.c>", "", "a@b.c" },
+		{ "a@b.c", "", "a@b.c" },
+		{ "a@b.c (Some One)", "Some One", "a@b.c" },
+		{ "bogosity", "bogosity", "" },
+		{ "", "", "" },
+		{ "Marek =?UTF-8?B?QmVow7pu?= <kabel@kernel.org>", "Marek Behún",
+		  "kabel@kernel.org" },
+		{ "One <one@x.org>, Two <two@x.org>", "One", "one@x.org" },
+		{ "Broken <no-end@x.org", "Broken", "no-end@x.org" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *name, *email, *t;
+
+		mail_parse_address(cases[i].in, &name, &email);
+		t = xstrfmt("address '%s' name", cases[i].in);
+		is_str(name, cases[i].name, t);
+		free(t);
+		t = xstrfmt("address '%s' email", cases[i].in);
+		is_str(email, cases[i].email, t);
+		free(t);
+		free(name);
+		free(email);
+	}
+}
+
+static void test_dates(void)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		long long t;
+	} cases[] = {
+		{ "Sun, 21 Feb 2021 12:29:31 +0100", 0, 1613906971 },
+		{ "Sun, 21 Feb 2021 12:29:31 +0100 (CET)", 0, 1613906971 },
+		{ "21 Feb 2021 11:29:31 GMT", 0, 1613906971 },
+		{ "Sun, 21 Feb 2021 06:29:31 EST", 0, 1613906971 },
+		{ "Sun,  21 feb 2021 11:29 +0000", 0, 1613906940 },
+		{ "Fri, 1 Jan 99 00:00:00 +0000", 0, 915148800 },
+		{ "Thu, 1 Jan 1970 00:00:00 +0000", 0, 0 },
+		{ "Wed, 29 Feb 2024 23:59:60 -0000", 0, 1709251200 },
+		{ "yesterday", -1, 0 },
+		{ "Wed, 4 Jun 2014 17:50:\x80\xff", -1, 0 },
+		{ "Wed, 32 Jun 2014 17:50:00 +0000", -1, 0 },
+		{ "", -1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		time_t t = 42;
+		int ret = mail_parse_date(cases[i].in, &t);
+		char *name = xstrfmt("date '%s'", cases[i].in);
+
+		ok(ret == cases[i].ret && (long long)t == cases[i].t, name);
+		if (ret != cases[i].ret || (long long)t != cases[i].t)
+			printf("#   got %d %lld\n", ret, (long long)t);
+		free(name);
+	}
+}
+
+static void test_charsets(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	is_int(mail_charset_to_utf8(&sb, "iso-8859-1", "caf\xe9", 4), 0,
+	       "latin-1 is known");
+	is_str(sb.buf, "café", "latin-1 to UTF-8");
+	strbuf_reset(&sb);
+	mail_charset_to_utf8(&sb, "\"UTF-8\"", "ok \xe2\x82\xac bad \xe2\x82 \xc0\xaf", 16);
+	is_str(sb.buf, "ok € bad \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd",
+	       "invalid UTF-8 replaced byte by byte");
+	strbuf_reset(&sb);
+	is_int(mail_charset_to_utf8(&sb, "x-klingon", "abc", 3), -1,
+	       "unknown charset reported");
+	is_str(sb.buf, "abc", "unknown charset read as UTF-8");
+	strbuf_reset(&sb);
+	is_int(mail_charset_to_utf8(&sb, "latin1//IGNORE", "\xe9", 1), -1,
+	       "iconv suffixes in a charset name refused");
+	is_str(sb.buf, "\xef\xbf\xbd", "and the text read as UTF-8");
+	strbuf_reset(&sb);
+	mail_charset_to_utf8(&sb, "us-ascii", "a\0b", 3);
+	is_str(sb.buf, "a\xef\xbf\xbd" "b", "NUL becomes U+FFFD");
+	strbuf_reset(&sb);
+	mail_charset_to_utf8(&sb, "utf-8", "\xed\xa0\x80\xf4\x90\x80\x80", 7);
+	ok(!strcmp(sb.buf, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"),
+	   "surrogates and > U+10FFFF rejected");
+	strbuf_reset(&sb);
+	mail_charset_to_utf8(&sb, "ISO-2022-JP", "\x1b$B5HF#\x1b(B", 10);
+	is_str(sb.buf, "吉藤", "stateful ISO-2022-JP");
+	strbuf_reset(&sb);
+	mail_charset_to_utf8(&sb, "windows-1252", "\x93quoted\x94 \x81", 10);
+	is_str(sb.buf, "“quoted” \xef\xbf\xbd",
+	       "windows-1252, with an unmapped byte");
+	strbuf_release(&sb);
+}
+
+static int parse_one(const char *text, struct mail **m, size_t *nr)
+{
+	return mbox_parse(text, strlen(text), m, nr);
+}
+
+static void test_synthetic(void)
+{
+	static const char nul_mail[] =
+		"subject: first\nSUBJECT: second\ngarbage line\n"
+		"Message-ID: \n <id@x>\nX-Nul: a\0b\n\nbody\0tail\n";
+	struct strbuf sb = STRBUF_INIT;
+	struct mail *m;
+	size_t nr, i;
+	int ret;
+
+	ret = mbox_parse("", 0, &m, &nr);
+	ok(ret == -1 && !m && !nr, "empty input is an error");
+	ret = mbox_parse(" \n\n\t", 4, &m, &nr);
+	ok(ret == -1 && !m, "blank input is an error");
+	ret = mbox_parse("\x89PNG\r\n\x1a\n\0\0", 10, &m, &nr);
+	ok(ret == -1 && !m, "binary input is an error");
+
+	/* CRLF mbox, two mails, headers only on the second */
+	ret = parse_one("From a@b Mon Jan  1 00:00:00 2024\r\n"
+			"Subject: one\r\n"
+			"Message-ID: <1@x>\r\n\r\n"
+			"body one\r\n\r\n"
+			"From a@b Mon Jan  1 00:00:01 2024\r\n"
+			"Subject: two\r\n", &m, &nr);
+	ok(!ret && nr == 2, "CRLF mbox splits");
+	if (!ret && nr == 2) {
+		is_str(m[0].subject, "one", "CRLF subject");
+		is_str(m[0].message_id, "1@x", "CRLF message id");
+		is_str(m[0].body.buf, "body one\n", "CRLF body");
+		is_str(m[1].body.buf, "", "mail without body");
+		is_int(m[1].offset, 82, "offset of the second mail");
+	}
+	mails_free(m, nr);
+
+	/* nested multipart: mixed > alternative > (plain, html), a patch */
+	ret = parse_one("Subject: nest\nFrom: a@b.c\n"
+			"Content-Type: multipart/mixed; boundary=\"outer\"\n\n"
+			"preamble\n--outer\n"
+			"Content-Type: multipart/alternative; boundary=inner\n\n"
+			"--inner\nContent-Type: text/html\n\n<p>html</p>\n"
+			"--inner\nContent-Type: text/plain; charset=iso-8859-1\n"
+			"Content-Transfer-Encoding: quoted-printable\n\n"
+			"plain caf=E9 =\nsoft\n--inner--\n"
+			"--outer\nContent-Type: text/x-diff; name=a.diff\n"
+			"Content-Disposition: attachment\n"
+			"Content-Transfer-Encoding: BASE64\n\n"
+			"LS0tIGEveAorKysgYi94CkBAIC0xICsxIEBACi14Cit5Cg==\n"
+			"--outer\nContent-Type: image/png\n"
+			"Content-Transfer-Encoding: base64\n\niVBORw0KGgo=\n"
+			"--outer\nContent-Type: text/plain\n"
+			"Content-Disposition: attachment; filename=config\n\n"
+			"CONFIG_X=y\n"
+			"--outer--\nepilogue\n", &m, &nr);
+	ok(!ret && nr == 1, "nested multipart parses");
+	if (!ret && nr == 1) {
+		is_str(m[0].body.buf,
+		       "plain café soft\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-x\n+y\n",
+		       "plain alternative, then the diff attachment; html, image and config left out");
+		is_str(m[0].problem, NULL, "nested multipart: no problem");
+	}
+	mails_free(m, nr);
+
+	/* multipart nested deeper than MIME_MAX_DEPTH */
+	strbuf_addstr(&sb, "Subject: deep\n");
+	for (i = 0; i < 12; i++)
+		strbuf_addf(&sb, "Content-Type: multipart/mixed; boundary=b%zu\n\n--b%zu\n",
+			    i, i);
+	strbuf_addstr(&sb, "Content-Type: text/plain\n\ndeep text\n");
+	ret = parse_one(sb.buf, &m, &nr);
+	ok(!ret && nr == 1 && contains(m[0].problem, "nested deeper than 8"),
+	   "MIME depth limit");
+	mails_free(m, nr);
+	strbuf_reset(&sb);
+
+	/* more header fields than MAIL_MAX_HEADERS */
+	for (i = 0; i < MAIL_MAX_HEADERS + 10; i++)
+		strbuf_addf(&sb, "X-H%zu: v\n", i);
+	strbuf_addstr(&sb, "Subject: late\n\nbody\n");
+	ret = parse_one(sb.buf, &m, &nr);
+	ok(!ret && nr == 1 && m[0].nr_headers == MAIL_MAX_HEADERS &&
+	   contains(m[0].problem, "header fields"), "header count limit");
+	if (!ret && nr == 1)
+		is_str(m[0].body.buf, "body\n", "body after too many fields");
+	mails_free(m, nr);
+	strbuf_reset(&sb);
+
+	/* NUL bytes, garbage lines, duplicate and case-folded fields */
+	strbuf_add(&sb, nul_mail, sizeof(nul_mail) - 1);
+	ret = mbox_parse(sb.buf, sb.len, &m, &nr);
+	ok(!ret && nr == 1, "mail with NUL bytes parses");
+	if (!ret && nr == 1) {
+		is_str(m[0].subject, "first", "first of duplicate subjects");
+		is_str(m[0].message_id, "id@x", "folded message id");
+		is_str(mail_header(&m[0], "x-nul"), "a\xef\xbf\xbd" "b",
+		       "NUL in a field");
+		is_str(m[0].body.buf, "body\xef\xbf\xbdtail\n", "NUL in the body");
+		ok(contains(m[0].problem, "1 malformed header line"),
+		   "garbage line noted");
+	}
+	mails_free(m, nr);
+	strbuf_release(&sb);
+
+	/* unknown transfer encoding, charset; body without blank line */
+	ret = parse_one("Subject: x\nContent-Type: text/plain; charset=x-none\n"
+			"Content-Transfer-Encoding: x-uuencode\n\nbody\n",
+			&m, &nr);
+	ok(!ret && nr == 1 && contains(m[0].problem, "unknown transfer encoding 'x-uuencode'") &&
+	   contains(m[0].problem, "unknown charset 'x-none'") &&
+	   !strcmp(m[0].body.buf, "body\n"), "unknown encoding and charset");
+	mails_free(m, nr);
+
+	ret = parse_one("From nobody Mon Sep 17 00:00:00 2001\nFrom: x\n", &m, &nr);
+	ok(!ret && nr == 1 && !strcmp(m[0].from_name, "x"),
+	   "mbox of one mail without body");
+	mails_free(m, nr);
+}
+
+int main(void)
+{
+	struct stat st;
+
+	test_decode_header();
+	test_addresses();
+	test_dates();
+	test_charsets();
+	test_synthetic();
+	if (stat(fixtures_dir(), &st)) {
+		printf("# SKIP fixture tests: no fixtures at '%s' (set MMCI_FIXTURES)\n",
+		       fixtures_dir());
+		return done_testing();
+	}
+	test_all_fixtures();
+	test_mboxrd();
+	test_rfc2047_samples();
+	test_git_sample();
+	test_invalid_utf8_header();
+	test_fuzz();
+	test_hid_lenovo();
+	test_privacy_led();
+	test_auxdisplay();
+	test_abba();
+	test_attachment();
+	test_other_fixtures();
+	test_truncated();
+	return done_testing();
+}

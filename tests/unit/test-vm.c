@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-vm.c - the domain XML generation of daemon/vm.c, without libvirt.
+ *
+ * Runs from the top of the tree (as "make test" does) to read the real
+ * template vm-images/domain.xml.in; MMCI_TEMPLATE overrides the path.
+ */
+#include <unistd.h>
+
+#include "strbuf.h"
+#include "util.h"
+#include "vm.h"
+
+#include "tap.h"
+
+static struct strbuf tmpl = STRBUF_INIT;
+
+static struct vm_spec base_spec(void)
+{
+	struct vm_spec spec = {
+		.name = "mmci-test-1",
+		.kernel = "/boot/vmlinuz",
+		.initrd = "/tmp/initrd.gz",
+		.cmdline = "console=ttyS0 panic=-1",
+		.console_log = "/tmp/console.log",
+		.results_log = "/tmp/results.log",
+		.nvdimm_path = "/dev/shm/nv",
+		.nvdimm_mib = 4096,
+		.virtio_mem_max_mib = 8192,
+		.timeout_s = 60,
+	};
+	return spec;
+}
+
+static int has(const struct strbuf *sb, const char *needle)
+{
+	return strstr(sb->buf, needle) != NULL;
+}
+
+/* expand @spec with @text; the XML stays in @out */
+static int gen(const struct vm_spec *spec, const char *text,
+	       struct strbuf *out)
+{
+	strbuf_reset(out);
+	return vm_domain_xml(spec, text, out);
+}
+
+static void test_full(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	is_int(gen(&spec, tmpl.buf, &x), 0, "full spec expands");
+	ok(has(&x, "<domain type='qemu' xmlns:qemu="), "TCG domain type");
+	ok(has(&x, "<name>mmci-test-1</name>"), "name");
+	ok(has(&x, "<maxMemory slots='16' unit='MiB'>13312</maxMemory>"),
+	   "maxMemory = ram + nvdimm + virtio-mem");
+	ok(has(&x, "<cell id='0' cpus='0-1' memory='1024' unit='MiB'/>"),
+	   "default 2 vCPUs and 1024 MiB in NUMA cell 0");
+	ok(has(&x, "<model fallback='forbid'>qemu64</model>"),
+	   "default TCG CPU model");
+	ok(has(&x, "<path>/dev/shm/nv</path>") && has(&x, "<pmem/>"),
+	   "nvdimm with pmem");
+	ok(!has(&x, "<label>\n"), "no nvdimm label by default");
+	ok(has(&x, "<memory model='virtio-mem'>") &&
+	   has(&x, "<size unit='MiB'>8192</size>"), "virtio-mem");
+	ok(has(&x, "<source path='/tmp/console.log'/>") &&
+	   has(&x, "<target type='isa-serial' port='1'/>"), "two serial ports");
+	ok(has(&x, "<label>+0:+0</label>"), "runs QEMU as root");
+	ok(!has(&x, "qemu:commandline"), "no icount by default");
+	ok(!has(&x, "@"), "no placeholder left");
+	ok(!has(&x, "\n\n"), "no blank lines from directives");
+	strbuf_release(&x);
+}
+
+static void test_plain_and_kvm(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	spec.nvdimm_path = NULL;
+	spec.nvdimm_mib = 0;
+	spec.virtio_mem_max_mib = 0;
+	spec.initrd = NULL;
+	spec.kvm = 1;
+	spec.vcpus = 4;
+	spec.ram_mib = 2048;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "plain KVM spec expands");
+	ok(!has(&x, "maxMemory"), "no maxMemory without hotplug devices");
+	ok(!has(&x, "<memory model="), "no memory devices");
+	ok(!has(&x, "<initrd>"), "no initrd");
+	ok(has(&x, "<domain type='kvm'"), "KVM domain type");
+	ok(has(&x, "<cpu mode='host-passthrough'"), "KVM host-passthrough");
+	ok(!has(&x, "<model fallback"), "no CPU model with KVM");
+	ok(has(&x, "cpus='0-3' memory='2048'"), "4 vCPUs, 2048 MiB");
+	strbuf_release(&x);
+}
+
+static void test_icount_and_label(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	spec.icount = 1;
+	spec.nvdimm_label_kib = 128;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "icount spec expands");
+	ok(has(&x, "<qemu:arg value='-icount'/>") &&
+	   has(&x, "<qemu:arg value='shift=0,sleep=off'/>"), "icount args");
+	ok(has(&x, "<vcpu>1</vcpu>") && has(&x, "cpus='0-0'"),
+	   "icount defaults to 1 vCPU");
+	ok(has(&x, "<size unit='KiB'>128</size>"), "nvdimm label");
+
+	spec.kvm = 1;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "icount with KVM is refused");
+	strbuf_release(&x);
+}
+
+static void test_escaping_and_paths(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+	char *cwd = getcwd(NULL, 0), *want;
+
+	spec.cmdline = "a<b & c>'d\"";
+	spec.console_log = "out/console.log";
+	is_int(gen(&spec, tmpl.buf, &x), 0, "odd cmdline expands");
+	ok(has(&x, "<cmdline>a&lt;b &amp; c&gt;&apos;d&quot;</cmdline>"),
+	   "cmdline is XML-escaped");
+	want = xstrfmt("<source path='%s/out/console.log'/>", cwd);
+	ok(has(&x, want), "relative log path made absolute");
+	free(want);
+	free(cwd);
+
+	spec.cmdline = "bad\001char";
+	is_int(gen(&spec, tmpl.buf, &x), -1, "control character refused");
+	strbuf_release(&x);
+}
+
+static void test_bad_specs(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	spec.name = "test-1";
+	is_int(gen(&spec, tmpl.buf, &x), -1, "name without mmci- refused");
+	spec.name = "mmci-a b";
+	is_int(gen(&spec, tmpl.buf, &x), -1, "name with a space refused");
+	spec = base_spec();
+	spec.nvdimm_mib = 0;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "nvdimm of size 0 refused");
+	spec = base_spec();
+	spec.virtio_mem_max_mib = 1023;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "odd virtio-mem size refused");
+	spec = base_spec();
+	spec.kernel = NULL;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "missing kernel refused");
+	strbuf_release(&x);
+}
+
+static void test_template_syntax(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	is_int(gen(&spec, "a @NAME@ b@\n", &x), 0, "inline variable");
+	is_str(x.buf, "a mmci-test-1 b@\n", "lone @ kept");
+	is_int(gen(&spec, "@if KVM@\nk\n@endif@\n@if TCG@\nt\n@endif@\n", &x),
+	       0, "flags");
+	is_str(x.buf, "t\n", "only the TCG block");
+	is_int(gen(&spec, "@if TCG@\n@if KVM@\nx\n@endif@\ny\n@endif@\n", &x),
+	       0, "nested blocks");
+	is_str(x.buf, "y\n", "inner false block dropped");
+	is_int(gen(&spec, "@# comment\nz\n", &x), 0, "comment line");
+	is_str(x.buf, "z\n", "comment dropped");
+	is_int(gen(&spec, "@NOPE@\n", &x), -1, "unknown variable refused");
+	is_int(gen(&spec, "@if TCG@\n", &x), -1, "unclosed @if@ refused");
+	is_int(gen(&spec, "@endif@\n", &x), -1, "stray @endif@ refused");
+	spec.kvm = 1;
+	spec.icount = 0;
+	is_int(gen(&spec, "@CPU_MODEL@ @NVDIMM_LABEL_KIB@\n", &x), -1,
+	       "unset variable refused");
+	strbuf_release(&x);
+}
+
+int main(void)
+{
+	const char *path = getenv("MMCI_TEMPLATE");
+
+	if (!path)
+		path = VM_DEFAULT_TEMPLATE;
+	if (strbuf_read_file(&tmpl, path, 0) < 0) {
+		printf("1..0 # skip cannot read '%s'\n", path);
+		return 0;
+	}
+	log_verbosity = 0;
+	test_full();
+	test_plain_and_kvm();
+	test_icount_and_label();
+	test_escaping_and_paths();
+	test_bad_specs();
+	test_template_syntax();
+	strbuf_release(&tmpl);
+	return done_testing();
+}
