@@ -26,6 +26,8 @@ BASIC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+PROVE_OPTS ?= -v
+
 ifneq ($(V),1)
 QUIET_CC = @echo '   CC $@';
 QUIET_LINK = @echo ' LINK $@';
@@ -66,15 +68,19 @@ runner/mmci-runner: runner/mmci-runner.c
 tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# setup installs Debian packages, so the build (whose flags come from
+# pkg-config) runs after it, in a second make
 setup:
 	sh vm-images/host-setup.sh
 
-test: all $(UNIT_TESTS) setup
-	prove -v tests/t[0-9]*.sh
+test: setup
+	$(MAKE) all $(UNIT_TESTS)
+	prove $(PROVE_OPTS) $(UNIT_TESTS) tests/t[0-9]*.sh
 
-demo: all setup
+demo: setup
+	$(MAKE) all
 	./mmci init
-	./mmci test-series kernel-patches/examples/memmap-slow.mbox --base v6.12
+	./mmci test-series kernel-patches/examples/memmap-slow.mbox --base debian-6.12
 
 bench: all
 	sh tests/bench.sh

@@ -1,0 +1,135 @@
+#!/bin/sh
+# t0300-run-cloud: the boot/run/store/compare stages end to end on Debian's
+# cloud kernel (no build): a real libvirt guest with a 2 GiB NVDIMM, the
+# runner's fsdax workload, samples in SQLite, a comparison; then a guest
+# that hangs and one that panics.
+. "$(dirname "$0")/lib.sh"
+
+need_libvirt
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+say "kernel $CLOUD_KERNEL"
+
+run_small() {
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 "$@"
+}
+
+test_expect 'a run boots, times 1 first bind + 4 rebinds, stores them' '
+	run_small --label a > out &&
+	grep -q "^run #1: ok" out &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
+	     metric = \"rebind_memmap\"")" = 4 ] &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
+	     metric = \"first_bind_wall\" AND iteration = 0")" = 1 ] &&
+	[ "$(sql "SELECT min(value) > 0 FROM samples WHERE run_id = 1")" = 1 ]
+'
+
+test_expect 'the run row holds its provenance' '
+	sql "SELECT accel, clock, kernel_release, qemu_version, libvirt_version,
+	     backing, nvdimm_mib, hz, runner_sha1, initrd_sha1, status
+	     FROM runs WHERE id = 1" > prov &&
+	grep -q "^tcg|icount|.*-cloud-amd64|[0-9.]*|[0-9.]*|tmpfs|2048|250|[0-9a-f]\{40\}|[0-9a-f]\{40\}|ok$" prov &&
+	[ "$(sql "SELECT end_kind FROM boots WHERE run_id = 1")" = poweroff ] &&
+	grep -q "memmap_init_zone_device\|mmci-runner" \
+		"$(sql "SELECT console_log FROM boots WHERE run_id = 1")"
+'
+
+test_expect 'the guest reported the namespace it measured' '
+	[ "$(sql "SELECT message FROM events WHERE run_id = 1 AND
+	     key = \"pages\"")" -gt 400000 ]
+'
+
+test_expect 'icount mode: every rebind of one boot took the same time' '
+	[ "$(sql "SELECT count(DISTINCT value) FROM samples WHERE run_id = 1
+	     AND metric = \"rebind_memmap\"")" = 1 ]
+'
+
+test_expect 'the same kernel twice: compare says no significant change' '
+	run_small --label b > out2 && grep -q "^run #2: ok" out2 &&
+	"$MMCI" compare 1 2 > cmp &&
+	cat cmp &&
+	grep -q "^fsdax *rebind_memmap .*no significant change" cmp &&
+	grep -q "^fsdax *first_bind_memmap .*insufficient data" cmp &&
+	grep -q "^verdict: no significant change" cmp
+'
+
+test_expect 'two boots of each: first bind becomes comparable' '
+	run_small --boots 2 --label c > out3 && grep -q "^run #3: ok" out3 &&
+	run_small --boots 2 --label d > out4 && grep -q "^run #4: ok" out4 &&
+	"$MMCI" compare 3 4 > cmp2 &&
+	! grep -q "^fsdax *first_bind_memmap .*insufficient" cmp2
+'
+
+test_expect 'runs in different modes are never compared' '
+	sql "UPDATE runs SET clock = \"wall\" WHERE id = 2" &&
+	set +e; "$MMCI" compare 1 2 2> err; rc=$?; set -e &&
+	[ $rc = 1 ] && grep -q "different modes: they are never compared" err
+'
+
+test_expect 'nothing is left behind: no domain, no NVDIMM file' '
+	no_domains_left &&
+	! ls /dev/shm/mmci-run* 2>/dev/null
+'
+
+# guests that misbehave, from hand-made initramfs images
+mkinit() {
+	rm -rf "init.$1" && mkdir -p "init.$1/bin" &&
+	cp /bin/busybox "init.$1/bin/busybox" &&
+	ln -s busybox "init.$1/bin/sh" &&
+	printf "#!/bin/sh\n%s\n" "$2" > "init.$1/init" &&
+	chmod +x "init.$1/init" &&
+	(cd "init.$1" && find . | cpio -o -H newc 2>/dev/null | gzip) > "$1.cpio.gz"
+}
+
+test_expect 'a guest that hangs is destroyed at the timeout, boot failed' '
+	mkinit hang "/bin/busybox sleep 100000" &&
+	set +e; run_small --initrd hang.cpio.gz --timeout 30 2> err; rc=$?
+	set -e
+	[ $rc = 1 ] &&
+	grep -q "error: run #[0-9]* boot 0 failed: the guest did not finish within 30 s" err &&
+	[ "$(sql "SELECT end_kind || \" \" || status FROM boots WHERE
+	     run_id = (SELECT max(id) FROM runs)")" = "timeout failed" ] &&
+	[ "$(sql "SELECT status FROM runs ORDER BY id DESC LIMIT 1")" = failed ] &&
+	no_domains_left
+'
+
+test_expect 'a kernel that panics: boot failed, reason recorded' '
+	head -c 4096 /dev/urandom > garbage.cpio.gz &&
+	set +e; run_small --initrd garbage.cpio.gz --timeout 120 2> err; rc=$?
+	set -e
+	[ $rc = 1 ] && grep -q "the guest crashed" err &&
+	[ "$(sql "SELECT end_kind FROM boots WHERE
+	     run_id = (SELECT max(id) FROM runs)")" = crashed ] &&
+	sql "SELECT error FROM boots WHERE run_id = (SELECT max(id) FROM runs)" |
+		grep -q "Kernel panic" &&
+	no_domains_left
+'
+
+test_expect 'a runner that says nothing: boot failed, samples of other runs kept' '
+	mkinit silent "/bin/busybox poweroff -f" &&
+	before=$(sql "SELECT count(*) FROM samples") &&
+	set +e; run_small --initrd silent.cpio.gz --timeout 60 2> err; rc=$?
+	set -e
+	[ $rc = 1 ] && grep -q "the runner did not finish" err &&
+	[ "$(sql "SELECT count(*) FROM samples")" = "$before" ]
+'
+
+test_expect 'garbage on the results port is rejected line by line' '
+	cat > liar.sh <<-\EOS &&
+	/bin/busybox mkdir -p /dev
+	/bin/busybox mount -t devtmpfs dev /dev
+	out=/dev/ttyS1
+	echo "{not json" > $out
+	echo "{\"v\":1,\"type\":\"sample\",\"workload\":\"fsdax\",\"metric\":\"x\",\"unit\":\"ms\",\"iter\":1,\"value\":-1}" > $out
+	echo "{\"v\":1,\"type\":\"done\",\"status\":\"ok\"}" > $out
+	/bin/busybox poweroff -f
+	EOS
+	mkinit liar "$(cat liar.sh)" &&
+	set +e; run_small --initrd liar.cpio.gz --timeout 60 2> err; rc=$?
+	set -e
+	[ $rc = 1 ] && grep -q "the runner produced no sample" err &&
+	[ "$(sql "SELECT count(*) FROM events WHERE kind = \"rejected\"
+	     AND run_id = (SELECT max(id) FROM runs)")" = 2 ] &&
+	sql "SELECT key FROM events WHERE kind = \"rejected\"" | grep -q "finite number"
+'
+
+test_done

@@ -1,0 +1,60 @@
+#!/bin/sh
+# t0500-test-series: the main job end to end on real parts: the example
+# series applied with libgit2 on Debian's 6.12, both kernels built, booted
+# through libvirt with a small NVDIMM (4 GiB instead of 100), timed,
+# stored, compared. The example's patch 2 adds work per page to
+# memmap_init_zone_device(): the verdict must be "worse" for it, and
+# patch 1 alone (a comment) must show no significant change.
+. "$(dirname "$0")/lib.sh"
+
+export MMCI_DATA="$SRC/var"
+export MMCI_TREE="$SRC/var/linux"
+SERIES="$SRC/kernel-patches/examples/memmap-slow.mbox"
+need_libvirt
+[ -f /usr/src/linux-source-6.12.tar.xz ] ||
+	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
+
+test_expect 'init (the tree is imported once, then reused)' '
+	"$MMCI" init
+'
+
+test_expect 'test-series: builds, boots interleaved, says worse' '
+	set +e
+	"$MMCI" test-series "$SERIES" --base debian-6.12 --nvdimm 4G \
+		--iters 8 --exit-code > out 2> err
+	rc=$?
+	set -e
+	cat out; tail -20 err
+	[ $rc = 1 ] &&
+	grep -q "^fsdax *rebind_memmap .* worse$" out &&
+	grep -q "^verdict: WORSE" out
+'
+
+test_expect 'both builds, both runs and every boot are stored' '
+	[ "$(sql "SELECT count(*) FROM builds WHERE status = \"ok\"")" = 2 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE status = \"ok\"")" = 2 ] &&
+	[ "$(sql "SELECT count(*) FROM boots WHERE status = \"ok\"")" = 4 ] &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE metric =
+	     \"rebind_memmap\"")" = 32 ] &&
+	[ "$(sql "SELECT group_concat(run_id) FROM (SELECT run_id FROM boots
+	     ORDER BY started_at, id)")" = "1,2,1,2" ] &&
+	[ "$(sql "SELECT series_id || \"/\" || upto FROM builds WHERE
+	     id = (SELECT build_id FROM runs WHERE id = 2)")" = 1/2 ]
+'
+
+test_expect 'the comment-only patch 1 alone: no significant change' '
+	"$MMCI" build debian-6.12 --series "$SERIES" --upto 1 > b1 &&
+	bid=$(sed -n "s/^build #\([0-9]*\):.*/\1/p" b1) &&
+	"$MMCI" run --build 1 --nvdimm 4G --iters 8 --label base > r1 &&
+	"$MMCI" run --build "$bid" --nvdimm 4G --iters 8 --label p1 > r2 &&
+	a=$(sed -n "s/^run #\([0-9]*\):.*/\1/p" r1) &&
+	b=$(sed -n "s/^run #\([0-9]*\):.*/\1/p" r2) &&
+	"$MMCI" compare "$a" "$b" > cmp && cat cmp &&
+	grep -q "^fsdax *rebind_memmap .*no significant change" cmp
+'
+
+test_expect 'no domain and no NVDIMM file left' '
+	no_domains_left && ! ls /dev/shm/mmci-run* 2>/dev/null
+'
+
+test_done
