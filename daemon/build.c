@@ -339,7 +339,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		   "tree_oid, series_id, upto, config_fragment, config_hash, "
 		   "compiler, status, artifacts, log_path, started_at) VALUES "
 		   "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'building', ?, ?, ?)",
-		   "ttttIittttd", key, cfg->tree_dir, commit_hex, tree_hex,
+		   "ttttIitttttd", key, cfg->tree_dir, commit_hex, tree_hex,
 		   series_id, (long long)upto, fragment, frag_hash, cc,
 		   artifacts, log, (double)time(NULL)) < 0)
 		goto out;

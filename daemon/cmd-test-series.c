@@ -39,6 +39,17 @@ static const char test_series_usage[] =
 	"  --timeout S        per boot\n"
 	"  --exit-code        exit 1 when a metric got worse\n";
 
+static void use_build(struct run_opts *o, const struct build_result *b,
+		      const char *label)
+{
+	o->label = label;
+	o->build_id = b->id;
+	o->kernel = b->bzimage;
+	o->modroot = b->modroot;
+	o->release = b->release;
+	o->hz = b->hz;
+}
+
 int cmd_test_series(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -126,20 +137,10 @@ int cmd_test_series(int argc, char **argv)
 	label_base = xstrfmt("base %s", base_ref);
 	label_new = xstrfmt("series #%lld v%d (%zu patches)", ls.id,
 			    ls.s.version, ls.s.nr);
-	o.label = label_base;
-	o.build_id = bb.id;
-	o.kernel = bb.bzimage;
-	o.modroot = bb.modroot;
-	o.release = bb.release;
-	o.hz = bb.hz;
+	use_build(&o, &bb, label_base);
 	if (run_create(&cfg, &db, &o, &run_base) < 0)
 		goto out;
-	o.label = label_new;
-	o.build_id = bn.id;
-	o.kernel = bn.bzimage;
-	o.modroot = bn.modroot;
-	o.release = bn.release;
-	o.hz = bn.hz;
+	use_build(&o, &bn, label_new);
 	if (run_create(&cfg, &db, &o, &run_new) < 0)
 		goto out;
 	for (i = 0; i < boots; i++) {

@@ -97,6 +97,9 @@ static int bind_args(struct db *db, sqlite3_stmt *st, const char *types,
 {
 	int i, rc = SQLITE_OK;
 
+	if ((int)strlen(types) != sqlite3_bind_parameter_count(st))
+		BUG("%zu bind types for %d parameters in: %s", strlen(types),
+		    sqlite3_bind_parameter_count(st), sqlite3_sql(st));
 	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
 		long long v;
 		const char *s;
