@@ -3,7 +3,6 @@
 #   make            build ./mmci and the guest runner
 #   make test       set up the host (idempotent) and run every test (TAP)
 #   make demo       set up the host and run the main job on the defaults
-#   make bench      benchmarks (ratios, not absolute times)
 #   make V=1        show the full compiler command lines
 #   make DEVELOPER=1  -Werror and extra warnings
 #   make SANITIZE=1   build with ASan + UBSan
@@ -82,12 +81,9 @@ demo: setup
 	./mmci init
 	./mmci test-series kernel-patches/examples/memmap-slow.mbox --base debian-6.12
 
-bench: all
-	sh tests/bench.sh
-
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
 		$(UNIT_TESTS) tests/unit/*.d
 
-.PHONY: all setup test demo bench clean
+.PHONY: all setup test demo clean
 -include daemon/*.d tests/unit/*.d

@@ -10,6 +10,8 @@
 #ifndef MMCI_RESULT_H
 #define MMCI_RESULT_H
 
+#include <stddef.h>
+
 struct db;
 
 #define RESULT_SCHEMA 1

@@ -12,6 +12,12 @@
 #include "util.h"
 
 int log_verbosity = 1;
+static char last_err[4200];
+
+const char *last_error(void)
+{
+	return last_err[0] ? last_err : "unknown error";
+}
 
 void *xmalloc(size_t size)
 {
@@ -93,6 +99,13 @@ static void vreport(const char *prefix, const char *fmt, va_list ap,
 		fprintf(stderr, "%s%s: %s\n", prefix, msg, strerror(err));
 	else
 		fprintf(stderr, "%s%s\n", prefix, msg);
+	if (!strcmp(prefix, "error: ")) {
+		if (with_errno)
+			snprintf(last_err, sizeof(last_err), "%s: %s", msg,
+				 strerror(err));
+		else
+			snprintf(last_err, sizeof(last_err), "%s", msg);
+	}
 	fflush(stderr);
 }
 

@@ -50,6 +50,8 @@ int error(const char *fmt, ...) PRINTF(1, 2);
 /* like error(), with ": strerror(errno)" appended */
 int error_errno(const char *fmt, ...) PRINTF(1, 2);
 void warning(const char *fmt, ...) PRINTF(1, 2);
+/* the text of the last error() in this process, for failure rows */
+const char *last_error(void);
 NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
 NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
 NORETURN void BUG_fl(const char *file, int line, const char *fmt, ...)

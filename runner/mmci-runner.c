@@ -28,6 +28,16 @@
  *
  * Every wait is bounded; a sysfs write that never returns is a kernel bug
  * the host catches with its own timeout.
+ *
+ * Module workloads (see runner/WORKLOADS.md): "vmap" and "memremap" load
+ * mmci_bench (runner/mmci-bench/), "vmalloc" loads the kernel's
+ * test_vmalloc. Both modules run their benchmark in their init function,
+ * print the results to the kernel log and refuse to stay loaded (EAGAIN).
+ * The runner loads them itself with finit_module() from
+ * /lib/modules/REL/, not with busybox modprobe, which retries a failed
+ * finit_module() with init_module() and so runs the benchmark twice. A
+ * child process does the load while this one reads /dev/kmsg, so a long
+ * run cannot overflow the kernel log buffer before it is read.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -42,7 +52,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +83,18 @@
 #define INFO_BLOCK_OFFSET 4096	/* pfn/dax/btt info block: 4 KiB at 4 KiB */
 #define INFO_BLOCK_SIZE 4096
 
+#define MODULES_DIR "/lib/modules"
+#define BENCH_MODULE "mmci_bench"
+#define VMALLOC_MODULE "test_vmalloc"
+#define DEFAULT_BENCH_ITERS 10
+#define MAX_BENCH_ITERS 100000
+#define DEFAULT_MEMREMAP_SIZE "4G"
+/* test_vmalloc: every test but align_shift_alloc_test (64), which fails */
+#define DEFAULT_VMALLOC_MASK 0x7bfUL
+#define DEFAULT_VMALLOC_LOOPS 10000
+#define DEFAULT_VMALLOC_REPEAT 1
+#define MODULE_WAIT_MS 1800000	/* for one module load to return */
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
 
@@ -95,6 +119,13 @@ struct params {
 	unsigned long align;	/* bytes */
 	int map_mem;		/* memmap in RAM ("mem") instead of on device */
 	char *out;		/* path of the JSON lines output */
+	/* module workloads (vmap, memremap, vmalloc) */
+	unsigned int bench_iters; /* mmci_bench iters, test_vmalloc loads */
+	char *memremap_size;	/* memparse syntax, e.g. "4G" */
+	unsigned long ioremap_phys;	/* 0: a free physical range */
+	unsigned long vmalloc_mask;	/* test_vmalloc run_test_mask */
+	unsigned int vmalloc_loops;	/* test_vmalloc test_loop_count */
+	unsigned int vmalloc_repeat;	/* test_vmalloc test_repeat_count */
 };
 
 /* one personality of namespace0.0 that a workload binds and rebinds */
@@ -353,19 +384,26 @@ static void emit_info_ul(const char *workload, const char *key,
 	emit_info(workload, key, buf);
 }
 
-/* value in ms; wall times keep 3 decimals (us), the kernel's are whole ms */
-static void emit_sample(struct run *r, const char *metric, int iter,
-			double value, int decimals)
+static void emit_sample_unit(const char *workload, const char *metric,
+			     const char *unit, int iter, double value,
+			     int decimals)
 {
 	struct sb sb;
 
 	record_start(&sb, "sample");
 	sb_addf(&sb, ",\"workload\":");
-	sb_add_json(&sb, r->w->name);
-	sb_addf(&sb, ",\"metric\":\"%s\",\"unit\":\"ms\",\"iter\":%d", metric,
-		iter);
+	sb_add_json(&sb, workload);
+	sb_addf(&sb, ",\"metric\":\"%s\",\"unit\":\"%s\",\"iter\":%d", metric,
+		unit, iter);
 	sb_addf(&sb, ",\"value\":%.*f", decimals, value);
 	emit(&sb);
+}
+
+/* value in ms; wall times keep 3 decimals (us), the kernel's are whole ms */
+static void emit_sample(struct run *r, const char *metric, int iter,
+			double value, int decimals)
+{
+	emit_sample_unit(r->w->name, metric, "ms", iter, value, decimals);
 	r->samples++;
 }
 
@@ -854,6 +892,422 @@ static int run_workload(const struct workload *w, const struct params *p)
 	return r.samples ? 0 : -1;
 }
 
+/*
+ * Module workloads: a kernel module that runs a benchmark in its init
+ * function and prints the results to the kernel log.
+ */
+
+/* one load of a benchmark module and what its log lines said */
+struct modload {
+	const char *workload;
+	const char *module;	/* name, e.g. "mmci_bench" */
+	const char *args;	/* module parameters */
+	/* called with the text of each kernel log line during the load */
+	void (*line)(struct modload *m, const char *text);
+	void *data;		/* of line() */
+	unsigned int lost;	/* kernel log records overwritten unread */
+};
+
+/* "test-vmalloc" and "test_vmalloc" name the same module */
+static int modname_eq(const char *a, const char *b, size_t blen)
+{
+	size_t i;
+
+	for (i = 0; i < blen; i++, a++) {
+		char ca = *a == '-' ? '_' : *a;
+		char cb = b[i] == '-' ? '_' : b[i];
+
+		if (!*a || ca != cb)
+			return 0;
+	}
+	return !*a;
+}
+
+/*
+ * The path of module name under MODULES_DIR/REL and its dependencies
+ * (modules.dep order: the last one loads first), from modules.dep; without
+ * an entry there, extra/NAME.ko. Returns 0, or -ENOENT.
+ */
+static int module_find(const char *rel, const char *name, struct sb *path,
+		       struct sb *deps)
+{
+	char file[PATH_MAX], line[4096];
+	FILE *f;
+	int rc = -ENOENT;
+
+	xsnprintf(file, sizeof(file), "%s/%s/modules.dep", MODULES_DIR, rel);
+	f = fopen(file, "re");
+	while (f && rc && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base, *dot;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		dot = strstr(base, ".ko");
+		if (!dot || !modname_eq(name, base, dot - base))
+			continue;
+		sb_addf(path, "%s/%s/%s", MODULES_DIR, rel, line);
+		colon[strcspn(colon + 1, "\n") + 1] = '\0';
+		sb_addf(deps, "%s", colon + 1);
+		rc = 0;
+	}
+	if (f)
+		fclose(f);
+	if (rc) {
+		xsnprintf(file, sizeof(file), "%s/%s/extra/%s.ko", MODULES_DIR,
+			  rel, name);
+		if (!access(file, R_OK)) {
+			sb_addf(path, "%s", file);
+			rc = 0;
+		}
+	}
+	return rc;
+}
+
+static int finit_module_path(const char *path, const char *args)
+{
+	int fd, rc, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	rc = syscall(SYS_finit_module, fd, args, 0);
+	err = errno;
+	close(fd);
+	return rc ? err : 0;
+}
+
+/* load the dependencies of a module, last first; failures are reported */
+static void module_load_deps(struct modload *m, const char *rel, char *deps)
+{
+	char path[PATH_MAX], *dep;
+	int err;
+
+	while ((dep = strrchr(deps, ' ')) || *deps) {
+		if (dep)
+			*dep++ = '\0';
+		else
+			dep = deps;
+		if (*dep) {
+			xsnprintf(path, sizeof(path), "%s/%s/%s", MODULES_DIR,
+				  rel, dep);
+			err = finit_module_path(path, "");
+			if (err && err != EEXIST)
+				emit_error(m->workload, -1,
+					   "cannot load '%s': %s", path,
+					   strerror(err));
+		}
+		if (dep == deps)
+			break;
+	}
+}
+
+/* hand the kernel log records written since the last call to m->line() */
+static void modload_collect(struct modload *m)
+{
+	char rec[8192];
+
+	for (;;) {
+		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		char *text, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE) {
+			m->lost++;
+			continue;
+		}
+		if (n <= 0)
+			return;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		nl = strchr(text, '\n');
+		if (nl)
+			*nl = '\0';
+		m->line(m, text);
+	}
+}
+
+/*
+ * Load m->module with m->args in a child process and feed the kernel log
+ * to m->line() until the load returns. Returns the errno of the load (0 if
+ * the module stayed loaded: it is then removed), or -1 if it could not be
+ * tried (an error record says why).
+ */
+static int module_run(struct modload *m)
+{
+	struct sb path, deps;
+	struct utsname u;
+	long long end;
+	int status, rc = -1;
+	pid_t pid;
+
+	if (kmsg_fd < 0) {
+		emit_error(m->workload, -1, "no /dev/kmsg to read '%s' from",
+			   m->module);
+		return -1;
+	}
+	if (uname(&u)) {
+		emit_error(m->workload, -1, "uname: %s", strerror(errno));
+		return -1;
+	}
+	sb_init(&path);
+	sb_init(&deps);
+	if (module_find(u.release, m->module, &path, &deps)) {
+		emit_error(m->workload, -1,
+			   "module '%s' not found in %s/%s (not built, or not "
+			   "in the initramfs)", m->module, MODULES_DIR,
+			   u.release);
+		goto out;
+	}
+	module_load_deps(m, u.release, deps.buf);
+
+	kmsg_skip();
+	pid = fork();
+	if (pid < 0) {
+		emit_error(m->workload, -1, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (!pid)
+		_exit(finit_module_path(path.buf, m->args) & 0xff);
+
+	end = now_ns() + MODULE_WAIT_MS * 1000000LL;
+	for (;;) {
+		struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		modload_collect(m);
+		if (w == pid)
+			break;
+		if (now_ns() > end) {
+			emit_error(m->workload, -1,
+				   "loading '%s' did not return in %d s",
+				   m->module, MODULE_WAIT_MS / 1000);
+			goto out;
+		}
+		poll(&pfd, 1, 200);
+	}
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+	if (!rc && syscall(SYS_delete_module, m->module, O_NONBLOCK))
+		emit_error(m->workload, -1, "cannot unload '%s': %s",
+			   m->module, strerror(errno));
+	if (m->lost)
+		emit_error(m->workload, -1,
+			   "%u kernel log records lost while '%s' ran",
+			   m->lost, m->module);
+out:
+	sb_release(&path);
+	sb_release(&deps);
+	return rc;
+}
+
+/* a metric name from a kernel log line: [a-z0-9_], at most 63 characters */
+static int valid_metric(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return n && n < 64 && !s[n];
+}
+
+/* what one load of mmci_bench said */
+struct bench {
+	const char *unit;	/* of the samples: "us" or "ms" */
+	double div;		/* ns per unit */
+	unsigned int samples;
+	unsigned int memremaps;	/* memremap_pages samples so far */
+	int done;		/* saw "mmci_bench: done" */
+	char last[256];		/* last line we did not understand */
+};
+
+/*
+ * mmci_bench's lines ("mmci_bench: vmap_100m_order8 iter 3 ns 1234567",
+ * "mmci_bench: memremap_pages error -12", "mmci_bench: done") and the
+ * memmap_init_zone_device line of each memremap_pages().
+ */
+static void bench_line(struct modload *m, const char *text)
+{
+	static const char prefix[] = BENCH_MODULE ": ";
+	struct bench *b = m->data;
+	struct memmap_stat st = { 0 };
+	unsigned long long iter, ns;
+	char metric[64], val[128];
+	int err;
+
+	if (strncmp(text, prefix, strlen(prefix))) {
+		/* memmap_parse() wants a whole record */
+		xsnprintf(val, sizeof(val), ";%.120s", text);
+		memmap_parse(val, &st);
+		if (st.lines)
+			emit_sample_unit(m->workload, "memremap_memmap", "ms",
+					 b->memremaps + 1, st.ms, 0);
+		if (st.lines && !b->memremaps)
+			emit_info_ul(m->workload, "pages", st.pages);
+		return;
+	}
+	text += strlen(prefix);
+	if (!strcmp(text, "done")) {
+		b->done = 1;
+	} else if (sscanf(text, "%63s iter %llu ns %llu", metric, &iter,
+			  &ns) == 3 && valid_metric(metric) && iter &&
+		   iter <= MAX_BENCH_ITERS) {
+		emit_sample_unit(m->workload, metric, b->unit, (int)iter,
+				 ns / b->div, 3);
+		b->samples++;
+		if (!strcmp(metric, "memremap_pages"))
+			b->memremaps++;
+	} else if (sscanf(text, "%63s error %d", metric, &err) == 2) {
+		emit_error(m->workload, -1, "%s: %s", metric,
+			   strerror(err < 0 ? -err : err));
+	} else if (sscanf(text, "%63s phys %127s", metric, val) == 2) {
+		emit_info(m->workload, "ioremap_phys", val);
+	} else if (strncmp(text, "start ", 6) &&
+		   !strstr(text, " range ")) {
+		xsnprintf(b->last, sizeof(b->last), "%.200s", text);
+	}
+}
+
+/* one load of mmci_bench with the given tests; 0 if it gave samples */
+static int run_bench(const char *workload, const struct params *p,
+		     const char *tests, const char *unit, double div)
+{
+	struct bench b = { .unit = unit, .div = div };
+	struct modload m = {
+		.workload = workload,
+		.module = BENCH_MODULE,
+		.line = bench_line,
+		.data = &b,
+	};
+	struct sb args;
+	int rc;
+
+	sb_init(&args);
+	sb_addf(&args, "tests=%s iters=%u", tests, p->bench_iters);
+	if (!strcmp(tests, "memremap"))
+		sb_addf(&args, " memremap_size=%s", p->memremap_size);
+	if (p->ioremap_phys && strstr(tests, "ioremap"))
+		sb_addf(&args, " ioremap_phys=%#lx", p->ioremap_phys);
+	m.args = args.buf;
+	emit_info(workload, "module_args", args.buf);
+
+	rc = module_run(&m);
+	if (rc > 0 && rc != EAGAIN)
+		emit_error(workload, -1, "loading '%s' failed: %s%s%s",
+			   BENCH_MODULE, strerror(rc), b.last[0] ? ": " : "",
+			   b.last);
+	else if (rc >= 0 && !b.done)
+		emit_error(workload, -1, "no '%s: done' line in the kernel log",
+			   BENCH_MODULE);
+	sb_release(&args);
+	return b.samples ? 0 : -1;
+}
+
+/* ioremap, vmalloc, vmalloc_huge and vmap timings; us */
+static int run_vmap(const struct params *p)
+{
+	return run_bench("vmap", p, "ioremap,vmalloc,vmalloc_huge,vmap", "us",
+			 1e3);
+}
+
+/* memremap_pages()/memunmap_pages() of a DEVICE_PRIVATE range; ms */
+static int run_memremap(const struct params *p)
+{
+	emit_info("memremap", "size", p->memremap_size);
+	return run_bench("memremap", p, "memremap", "ms", 1e6);
+}
+
+/* what one load of test_vmalloc said */
+struct vmtest {
+	int iter;		/* which load */
+	unsigned int samples;
+};
+
+/*
+ * "Summary: fix_size_alloc_test passed: 1 failed: 0 repeat: 1 loops: 10000
+ * avg: 4226 usec": the time of test_loop_count loops, averaged over
+ * test_repeat_count repeats
+ */
+static void vmalloc_line(struct modload *m, const char *text)
+{
+	struct vmtest *t = m->data;
+	unsigned long long avg;
+	int passed, failed, repeat, loops;
+	char name[64];
+
+	if (sscanf(text, "Summary: %63s passed: %d failed: %d repeat: %d "
+			 "loops: %d avg: %llu usec", name, &passed, &failed,
+		   &repeat, &loops, &avg) != 6)
+		return;
+	if (!valid_metric(name)) {
+		emit_error(m->workload, t->iter, "bad test name in '%.200s'",
+			   text);
+	} else if (failed) {
+		emit_error(m->workload, t->iter, "%s: %d of %d runs failed",
+			   name, failed, passed + failed);
+	} else {
+		emit_sample_unit(m->workload, name, "us", t->iter, avg, 0);
+		t->samples++;
+	}
+}
+
+/* test_vmalloc, loaded bench_iters times: one sample per test and load */
+static int run_vmalloc(const struct params *p)
+{
+	struct vmtest t = { 0 };
+	struct modload m = {
+		.workload = "vmalloc",
+		.module = VMALLOC_MODULE,
+		.line = vmalloc_line,
+		.data = &t,
+	};
+	unsigned int total = 0;
+	struct sb args;
+	int rc;
+
+	sb_init(&args);
+	sb_addf(&args,
+		"run_test_mask=%lu nr_threads=1 test_repeat_count=%u "
+		"test_loop_count=%u sequential_test_order=1",
+		p->vmalloc_mask, p->vmalloc_repeat, p->vmalloc_loops);
+	m.args = args.buf;
+	emit_info(m.workload, "module_args", args.buf);
+
+	for (t.iter = 1; t.iter <= (int)p->bench_iters; t.iter++) {
+		t.samples = 0;
+		rc = module_run(&m);
+		if (rc < 0)
+			break;
+		if (rc != EAGAIN && rc)
+			emit_error(m.workload, t.iter,
+				   "loading '%s' failed: %s", VMALLOC_MODULE,
+				   strerror(rc));
+		else if (!t.samples)
+			emit_error(m.workload, t.iter,
+				   "no 'Summary:' line in the kernel log");
+		total += t.samples;
+		if (!t.samples)
+			break;
+	}
+	sb_release(&args);
+	return total ? 0 : -1;
+}
+
+/* a workload that loads a module */
+struct modwork {
+	const char *name;
+	int (*run)(const struct params *p);
+};
+
+static const struct modwork modworks[] = {
+	{ "vmap", run_vmap },
+	{ "memremap", run_memremap },
+	{ "vmalloc", run_vmalloc },
+};
+
 static int parse_ulong(const char *s, int base, unsigned long *v)
 {
 	char *end;
@@ -861,6 +1315,16 @@ static int parse_ulong(const char *s, int base, unsigned long *v)
 	errno = 0;
 	*v = strtoul(s, &end, base);
 	return (errno || end == s || *end || *s == '-') ? -1 : 0;
+}
+
+/* a size as memparse() reads it: digits and an optional K, M, G or T */
+static int valid_size(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n || n > 16)
+		return 0;
+	return !s[n] || (strchr("KMGTkmgt", s[n]) && !s[n + 1]);
 }
 
 static void param_set(struct params *p, const char *key, const char *val)
@@ -891,6 +1355,44 @@ static void param_set(struct params *p, const char *key, const char *val)
 	} else if (!strcmp(key, "mmci.out")) {
 		free(p->out);
 		p->out = xstrdup(val);
+	} else if (!strcmp(key, "mmci.bench_iters")) {
+		if (parse_ulong(val, 10, &v) || !v || v > MAX_BENCH_ITERS)
+			pending_error("invalid mmci.bench_iters '%s', using %u",
+				      val, p->bench_iters);
+		else
+			p->bench_iters = v;
+	} else if (!strcmp(key, "mmci.memremap_size")) {
+		if (!valid_size(val))
+			pending_error("invalid mmci.memremap_size '%s', using %s",
+				      val, p->memremap_size);
+		else {
+			free(p->memremap_size);
+			p->memremap_size = xstrdup(val);
+		}
+	} else if (!strcmp(key, "mmci.ioremap_phys")) {
+		if (parse_ulong(val, 0, &v))
+			pending_error("invalid mmci.ioremap_phys '%s', using a "
+				      "free range", val);
+		else
+			p->ioremap_phys = v;
+	} else if (!strcmp(key, "mmci.vmalloc_mask")) {
+		if (parse_ulong(val, 0, &v) || !v || v > INT_MAX)
+			pending_error("invalid mmci.vmalloc_mask '%s', using %#lx",
+				      val, p->vmalloc_mask);
+		else
+			p->vmalloc_mask = v;
+	} else if (!strcmp(key, "mmci.vmalloc_loops")) {
+		if (parse_ulong(val, 10, &v) || !v || v > INT_MAX)
+			pending_error("invalid mmci.vmalloc_loops '%s', using %u",
+				      val, p->vmalloc_loops);
+		else
+			p->vmalloc_loops = v;
+	} else if (!strcmp(key, "mmci.vmalloc_repeat")) {
+		if (parse_ulong(val, 10, &v) || !v || v > INT_MAX)
+			pending_error("invalid mmci.vmalloc_repeat '%s', using %u",
+				      val, p->vmalloc_repeat);
+		else
+			p->vmalloc_repeat = v;
 	} else if (!strncmp(key, "mmci.", 5)) {
 		pending_error("unknown parameter '%s'", key);
 	}
@@ -1010,6 +1512,16 @@ static const struct workload *find_workload(const char *name)
 	return NULL;
 }
 
+static const struct modwork *find_modwork(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(modworks); i++)
+		if (!strcmp(modworks[i].name, name))
+			return &modworks[i];
+	return NULL;
+}
+
 int main(void)
 {
 	struct params p = {
@@ -1017,9 +1529,14 @@ int main(void)
 		.iters = DEFAULT_ITERS,
 		.align = DEFAULT_ALIGN,
 		.out = xstrdup(DEFAULT_OUT),
+		.bench_iters = DEFAULT_BENCH_ITERS,
+		.memremap_size = xstrdup(DEFAULT_MEMREMAP_SIZE),
+		.vmalloc_mask = DEFAULT_VMALLOC_MASK,
+		.vmalloc_loops = DEFAULT_VMALLOC_LOOPS,
+		.vmalloc_repeat = DEFAULT_VMALLOC_REPEAT,
 	};
 	char cmdline[4096] = "", *name, *next;
-	int rc, failed = 0, have_ns;
+	int rc, failed = 0, have_ns = -1;	/* -1: not looked for yet */
 	unsigned int i;
 
 	rc = read_file("/proc/cmdline", cmdline, sizeof(cmdline));
@@ -1037,13 +1554,9 @@ int main(void)
 			   strerror(errno));
 	enable_dyndbg();
 
-	have_ns = !wait_for_path(ND_DEVICES "/" NAMESPACE, NAMESPACE_WAIT_MS);
-	if (!have_ns)
-		emit_error(NULL, -1, "no %s/%s after %d s", ND_DEVICES,
-			   NAMESPACE, NAMESPACE_WAIT_MS / 1000);
-
 	for (name = p.workloads; name; name = next) {
 		const struct workload *w;
+		const struct modwork *mw;
 
 		next = strchr(name, ',');
 		if (next)
@@ -1051,7 +1564,20 @@ int main(void)
 		if (!*name)
 			continue;
 		w = find_workload(name);
-		if (!w) {
+		mw = w ? NULL : find_modwork(name);
+		/* only the nvdimm workloads wait for the namespace */
+		if (w && have_ns < 0) {
+			have_ns = !wait_for_path(ND_DEVICES "/" NAMESPACE,
+						 NAMESPACE_WAIT_MS);
+			if (!have_ns)
+				emit_error(NULL, -1, "no %s/%s after %d s",
+					   ND_DEVICES, NAMESPACE,
+					   NAMESPACE_WAIT_MS / 1000);
+		}
+		if (mw) {
+			if (mw->run(&p))
+				failed = 1;
+		} else if (!w) {
 			emit_error(name, -1, "unknown workload '%s'", name);
 			failed = 1;
 		} else if (!have_ns || run_workload(w, &p)) {
@@ -1062,5 +1588,6 @@ int main(void)
 	emit_done(failed);
 	free(p.workloads);
 	free(p.out);
+	free(p.memremap_size);
 	return failed;
 }

@@ -14,6 +14,10 @@
 # Environment: MMCI_MODULES (space separated module names), BUSYBOX (path
 # of a static busybox, default /bin/busybox), SOURCE_DATE_EPOCH (file times
 # in the image, default 0: the same inputs give the same image).
+# MMCI_EXTRA_MODULES (space separated paths of .ko files, e.g. mmci_bench.ko
+# built against this kernel, or test_vmalloc.ko from MODULES_ROOT) are copied
+# to lib/modules/KERNEL_RELEASE/extra/ and entered in modules.dep, but not
+# in /etc/mmci-modules: /init does not load them, the runner does.
 
 set -eu
 
@@ -115,6 +119,15 @@ for m in $modules; do
 		*) warn "module '$m': ignored '$kind $path'" ;;
 		esac
 	done <"$tmp/deps"
+done
+for ko in ${MMCI_EXTRA_MODULES-}; do
+	case $ko in
+	*.ko) ;;
+	*) die "extra module '$ko' is not a .ko file" ;;
+	esac
+	[ -f "$ko" ] || die "extra module '$ko' not found"
+	mkdir -p "$kdir/extra"
+	cp "$ko" "$kdir/extra/" || die "cannot copy extra module '$ko'"
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ ! -f "$moddir/$f" ] || cp "$moddir/$f" "$kdir/$f"
