@@ -157,9 +157,16 @@ struct make_ctx {
 static int run_make(const struct make_ctx *mc, const char *what,
 		    const char **targets)
 {
+	char *basedir = xstrfmt("CCACHE_BASEDIR=%s", mc->worktree);
+	/*
+	 * Kbuild passes absolute -I paths: with CCACHE_BASEDIR ccache hashes
+	 * them relative to the worktree, so a checkout in another directory
+	 * (CI's fresh clone) still hits the cache.
+	 */
 	const char *env[] = { "KBUILD_BUILD_USER=mmci",
 			      "KBUILD_BUILD_HOST=mmci",
-			      "KBUILD_BUILD_TIMESTAMP=1970-01-01", NULL };
+			      "KBUILD_BUILD_TIMESTAMP=1970-01-01", basedir,
+			      "CCACHE_NOHASHDIR=1", NULL };
 	char jobs[32], odir[4096];
 	const char *argv[16];
 	struct child_process cmd = CHILD_PROCESS_INIT;
@@ -190,20 +197,24 @@ static int run_make(const struct make_ctx *mc, const char *what,
 		cmd.log_path = mc->log;
 		cmd.timeout_s = MAKE_TIMEOUT_S;
 		code = run_command(&cmd);
-		if (!code)
+		if (!code) {
+			free(basedir);
 			return 0;
+		}
 		first_error_line(mc->log, &err);
 		if (err.len || cmd.timed_out || attempt) {
 			error("kernel build failed at '%s' (exit %d)%s%s: see "
 			      "%s", what, code, err.len ? ": " : "", err.buf,
 			      mc->log);
 			strbuf_release(&err);
+			free(basedir);
 			return -1;
 		}
 		strbuf_release(&err);
 		log_warnx("'%s' failed with no compiler message; retrying once",
 			  what);
 	}
+	free(basedir);
 	return -1;
 }
 
