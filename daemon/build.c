@@ -403,7 +403,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 			goto fail;
 		if (db_run(db, "UPDATE builds SET status = 'ok', "
 			   "kernel_release = ?, hz = ?, dotconfig_hash = ?, "
-			   "duration_s = ? WHERE id = ?", "tiddi",
+			   "duration_s = ? WHERE id = ?", "titdi",
 			   res->release, (long long)res->hz, dot_hash,
 			   res->duration_s, res->id) < 0)
 			goto fail;

@@ -11,6 +11,7 @@
 
 struct run_info {
 	char *clock, *accel, *release, *label, *status;
+	char *shape;   /* what must match for two runs to be comparable */
 	int hz, boots;
 	long long build_id;
 };
@@ -22,6 +23,7 @@ static void run_info_release(struct run_info *ri)
 	free(ri->release);
 	free(ri->label);
 	free(ri->status);
+	free(ri->shape);
 }
 
 static int load_info(struct db *db, long long id, struct run_info *ri)
@@ -29,7 +31,9 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 	sqlite3_stmt *st = db_query(db,
 		"SELECT clock, accel, kernel_release, label, hz, build_id, "
 		"status, (SELECT count(*) FROM boots WHERE run_id = runs.id "
-		"AND status = 'ok') FROM runs WHERE id = ?", "i", id);
+		"AND status = 'ok'), nvdimm_mib, ram_mib, vcpus, backing, "
+		"json_extract(params, '$.map'), json_extract(params, '$.align') "
+		"FROM runs WHERE id = ?", "i", id);
 	int ret = -1;
 
 	memset(ri, 0, sizeof(*ri));
@@ -44,6 +48,11 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 		ri->build_id = sqlite3_column_int64(st, 5);
 		ri->status = xstrdup(db_col_text(st, 6));
 		ri->boots = sqlite3_column_int(st, 7);
+		ri->shape = xstrfmt("%s MiB NVDIMM on %s, map %s, align %s, "
+				    "%s MiB RAM, %s vCPU(s)", db_col_text(st, 8),
+				    db_col_text(st, 11), db_col_text(st, 12),
+				    db_col_text(st, 13), db_col_text(st, 9),
+				    db_col_text(st, 10));
 		ret = 0;
 	} else {
 		error("no run #%lld", id);
@@ -171,6 +180,12 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		      bi.accel, bi.clock, new_id, ni.accel, ni.clock);
 		goto out;
 	}
+	if (strcmp(bi.shape, ni.shape)) {
+		error("run #%lld (%s) and run #%lld (%s) measured different "
+		      "set-ups: they are not compared", base_id, bi.shape,
+		      new_id, ni.shape);
+		goto out;
+	}
 	rc->clock = xstrdup(bi.clock);
 	rc->accel = xstrdup(bi.accel);
 	st = db_query(db,
@@ -256,6 +271,7 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 		    rc->base_id, bi.label, bi.release, bi.boots);
 	strbuf_addf(out, "new:  run #%lld %s (kernel %s, %d ok boot(s))\n",
 		    rc->new_id, ni.label, ni.release, ni.boots);
+	strbuf_addf(out, "set-up: %s\n", bi.shape);
 	strbuf_addf(out, "mode: %s, clock %s (%s)\n\n", rc->accel, rc->clock,
 		    !strcmp(rc->clock, "icount") ?
 			    "deterministic: units are samples, the verdict "

@@ -65,6 +65,12 @@ test_expect 'runs in different modes are never compared' '
 	[ $rc = 1 ] && grep -q "different modes: they are never compared" err
 '
 
+test_expect 'runs with different set-ups are not compared' '
+	sql "UPDATE runs SET nvdimm_mib = 4096 WHERE id = 4" &&
+	set +e; "$MMCI" compare 3 4 2> err; rc=$?; set -e &&
+	[ $rc = 1 ] && grep -q "measured different set-ups: they are not compared" err
+'
+
 test_expect 'nothing is left behind: no domain, no NVDIMM file' '
 	no_domains_left &&
 	! ls /dev/shm/mmci-run* 2>/dev/null
