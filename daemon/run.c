@@ -71,12 +71,15 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	char *qemu_v = NULL, *libvirt_v = NULL;
 	const char *accel, *clock;
 	json_t *pj;
-	int kvm, nwork = 1, ret = -1;
+	int kvm, nwork = 1, ret = -1, n;
 	unsigned int vcpus;
 	const char *p;
 
 	for (p = o->workloads; *p; p++)
 		nwork += *p == ',';
+	n = vm_cleanup_stale();
+	if (n > 0)
+		log_info("destroyed %d domain(s) left by a killed mmci", n);
 	kvm = kvm_usable(why, sizeof(why));
 	accel = kvm ? "kvm" : "tcg";
 	clock = o->clock ? o->clock : (kvm ? "wall" : "icount");
@@ -261,6 +264,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.ram_mib = r.ram_mib;
 	spec.nvdimm_path = backing;
 	spec.nvdimm_mib = r.nvdimm_mib;
+	spec.unlink_backing = 1;
 	spec.kvm = !strcmp(r.accel, "kvm");
 	spec.icount = !strcmp(r.clock, "icount");
 	spec.timeout_s = r.timeout_s;

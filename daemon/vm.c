@@ -687,6 +687,14 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	}
 	res->start_s = t1 - t0;
 	log_debug("domain '%s' started in %.2f s", spec->name, res->start_s);
+	/*
+	 * QEMU has the backing file open and mapped now: unlinking it means
+	 * its memory (the memmap written on tmpfs, ~1.6 % of the size) goes
+	 * back to the host when QEMU exits, even if mmci is killed.
+	 */
+	if (spec->unlink_backing && spec->nvdimm_path &&
+	    unlink(spec->nvdimm_path) < 0)
+		log_warn("cannot unlink '%s'", spec->nvdimm_path);
 
 	timed_out = vm_wait(conn, dom, spec, t0, &w, &lost);
 	if (timed_out) {

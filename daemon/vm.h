@@ -36,6 +36,7 @@ struct vm_spec {
 	unsigned long long ram_mib;	/* MiB, 0 = VM_DEFAULT_RAM_MIB */
 	const char *nvdimm_path;	/* sparse backing file, NULL = none */
 	unsigned long long nvdimm_mib;	/* MiB */
+	int unlink_backing;	/* unlink nvdimm_path once QEMU has it open */
 	/* KiB of label area; 0 = none: a raw namespace0.0 for nd_pmem */
 	unsigned int nvdimm_label_kib;
 	unsigned long long virtio_mem_max_mib;	/* MiB, 0 = no virtio-mem */

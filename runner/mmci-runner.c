@@ -1158,13 +1158,19 @@ static void bench_line(struct modload *m, const char *text)
 		emit_sample_unit(m->workload, metric, b->unit, (int)iter,
 				 ns / b->div, 3);
 		b->samples++;
+		b->last[0] = '\0';
 		if (!strcmp(metric, "memremap_pages"))
 			b->memremaps++;
 	} else if (sscanf(text, "%63s error %d", metric, &err) == 2) {
-		emit_error(m->workload, -1, "%s: %s", metric,
-			   strerror(err < 0 ? -err : err));
+		/* the line before may say why */
+		emit_error(m->workload, -1, "%s: %s%s%s%s", metric,
+			   strerror(err < 0 ? -err : err),
+			   b->last[0] ? " (" : "", b->last,
+			   b->last[0] ? ")" : "");
+		b->last[0] = '\0';
 	} else if (sscanf(text, "%63s phys %127s", metric, val) == 2) {
 		emit_info(m->workload, "ioremap_phys", val);
+		b->last[0] = '\0';
 	} else if (strncmp(text, "start ", 6) &&
 		   !strstr(text, " range ")) {
 		xsnprintf(b->last, sizeof(b->last), "%.200s", text);

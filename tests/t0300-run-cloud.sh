@@ -76,6 +76,22 @@ test_expect 'nothing is left behind: no domain, no NVDIMM file' '
 	! ls /dev/shm/mmci-run* 2>/dev/null
 '
 
+test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
+	before=$(sql "SELECT count(*) FROM samples") &&
+	{ run_small --label killed > /dev/null 2>&1 & pid=$!; } &&
+	i=0 &&
+	until virsh -c qemu:///system list --name | grep -q "^mmci-"; do
+		i=$((i + 1)); [ $i -lt 300 ] || exit 1; sleep 0.2
+	done &&
+	sleep 2 && kill -9 $pid &&
+	i=0 &&
+	while virsh -c qemu:///system list --all --name | grep -q "^mmci-"; do
+		i=$((i + 1)); [ $i -lt 60 ] || exit 1; sleep 0.5
+	done &&
+	! ls /dev/shm/mmci-run* 2>/dev/null &&
+	[ "$(sql "SELECT count(*) FROM samples")" = "$before" ]
+'
+
 # guests that misbehave, from hand-made initramfs images
 mkinit() {
 	rm -rf "init.$1" && mkdir -p "init.$1/bin" &&
