@@ -311,7 +311,8 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 			strbuf_addf(out, " (%s)", c->reason);
 		else if (c->verdict == VERDICT_NO_CHANGE &&
 			 !isnan(c->detectable_pct))
-			strbuf_addf(out, " (could detect >= %.1f%%)",
+			strbuf_addf(out, " (could detect >= %.*f%%)",
+				    c->detectable_pct < 0.1 ? 3 : 1,
 				    c->detectable_pct);
 		strbuf_addch(out, '\n');
 	}
