@@ -39,12 +39,13 @@ LIB_OBJS = \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/mbox.o daemon/series.o daemon/ingest.o daemon/tree.o daemon/apply.o \
 	daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o \
-	daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o
+	daemon/workload.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o
 
 # one file per command, cmd_<name>() dispatched from daemon/mmci.c
 CMD_OBJS = \
 	daemon/cmd-init.o daemon/cmd-build.o daemon/cmd-run.o \
-	daemon/cmd-compare.o daemon/cmd-test-series.o daemon/cmd-show.o
+	daemon/cmd-compare.o daemon/cmd-test-series.o daemon/cmd-show.o \
+	daemon/cmd-workloads.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 

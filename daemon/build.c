@@ -148,6 +148,25 @@ static void first_error_line(const char *log, struct strbuf *out)
 	fclose(fp);
 }
 
+/* hash of runner/mmci-bench's sources: the module is part of a build */
+static void bench_source_hash(const struct mmci_config *cfg, char out[41])
+{
+	static const char *const files[] = { "mmci_bench.c", "Kbuild" };
+	struct strbuf all = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		char *p = xstrfmt("%s/runner/mmci-bench/%s", cfg->project_dir,
+				  files[i]);
+
+		if (strbuf_read_file(&all, p, 0) < 0)
+			strbuf_addf(&all, "missing %s\n", files[i]);
+		free(p);
+	}
+	hash_hex(all.buf, all.len, out);
+	strbuf_release(&all);
+}
+
 struct make_ctx {
 	const char *worktree;
 	const char *objdir;
@@ -216,6 +235,39 @@ static int run_make(const struct make_ctx *mc, const char *what,
 	}
 	free(basedir);
 	return -1;
+}
+
+/*
+ * mmci_bench.ko (runner/mmci-bench) times vmap, vmalloc, ioremap and
+ * memremap_pages inside the guest; it is built against this kernel right
+ * after it, into <artifacts>/mmci-bench/. A failure is a warning, not a
+ * failed build: the kernel under test is fine, and the guest then reports
+ * the vmap and memremap workloads as unavailable.
+ */
+static void build_bench_module(const struct mmci_config *cfg,
+			       const struct make_ctx *mc, const char *artifacts)
+{
+	static const char *const files[] = { "mmci_bench.c", "Kbuild" };
+	char *dir = xstrfmt("%s/mmci-bench", artifacts);
+	char *m = xstrfmt("M=%s", dir);
+	const char *t[] = { m, "modules", NULL };
+	size_t i;
+	int bad = remove_tree(dir) < 0 || mkdir_p(dir, 0755) < 0;
+
+	for (i = 0; !bad && i < ARRAY_SIZE(files); i++) {
+		char *src = xstrfmt("%s/runner/mmci-bench/%s",
+				    cfg->project_dir, files[i]);
+		char *dst = xstrfmt("%s/%s", dir, files[i]);
+
+		bad = copy_file(src, dst) < 0;
+		free(src);
+		free(dst);
+	}
+	if (bad || run_make(mc, "make M=mmci-bench modules", t) < 0)
+		log_warnx("mmci_bench.ko not built: the vmap and memremap "
+			  "workloads will be unavailable (see %s)", mc->log);
+	free(dir);
+	free(m);
 }
 
 static int configure(const struct make_ctx *mc, const char *fragment)
@@ -313,6 +365,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	char *fragment = fragment_arg ? xstrdup(fragment_arg) :
 			 project_path(cfg, "kernel-patches/config/mmci.config");
 	char frag_hash[41], key[41], commit_hex[41], tree_hex[41];
+	char bench_hash[41];
 	char *cc = NULL, *artifacts = NULL, *objdir = NULL, *log = NULL;
 	char *worktree = NULL, *dotconfig = NULL, *cache = NULL, *kb = NULL;
 	struct strbuf keysrc = STRBUF_INIT;
@@ -328,8 +381,10 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	git_oid_tostr(tree_hex, sizeof(tree_hex), &tree_oid);
 	cc = compiler_version();
-	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n",
-		    tree_hex, frag_hash, BASE_RECIPE, cc);
+	bench_source_hash(cfg, bench_hash);
+	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n"
+		    "bench %s\n", tree_hex, frag_hash, BASE_RECIPE, cc,
+		    bench_hash);
 	hash_hex(keysrc.buf, keysrc.len, key);
 	if (lookup_cached(db, key, res)) {
 		progress("kernel %.12s: cached (build #%lld)", commit_hex,
@@ -393,6 +448,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	}
 	if (read_release(objdir, &res->release) < 0)
 		goto fail;
+	build_bench_module(cfg, &mc, artifacts);
 	res->hz = config_hz(dotconfig);
 	fill_paths(res, artifacts);
 	res->duration_s = now_s() - t0;

@@ -15,6 +15,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_workloads(int argc, char **argv);
 
 /* shared by the commands: load the config and open the database */
 void setup_command(struct mmci_config *cfg, struct db *db);

@@ -8,6 +8,7 @@
 #include "db.h"
 #include "strbuf.h"
 #include "util.h"
+#include "workload.h"
 
 struct run_info {
 	char *clock, *accel, *release, *label, *status;
@@ -117,16 +118,17 @@ static int load_units(struct db *db, long long run_id, const char *workload,
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* resolution of a metric, in its unit */
-static double metric_resolution(const char *metric, const char *unit, int hz)
+/* resolution of a metric, in its unit: the table's, or a jiffy */
+static double metric_resolution(const char *workload, const char *metric,
+				int hz)
 {
-	if (ends_with(metric, "_memmap") && !strcmp(unit, "ms"))
-		return hz > 0 ? 1000.0 / hz : 10.0;
-	if (!strcmp(unit, "ms"))
-		return 0.001;
-	if (!strcmp(unit, "us"))
-		return 1;
-	return 0;
+	const struct metric_def *m = metric_find(workload, metric);
+
+	if (!m)
+		return 0;
+	if (m->resolution > 0)
+		return m->resolution;
+	return hz > 0 ? 1000.0 / hz : 10.0;
 }
 
 static void compare_one(struct db *db, const struct run_comparison *rc,
@@ -140,7 +142,13 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 
 	if (!hz)
 		hz = bi->hz ? bi->hz : ni->hz;
-	opts.resolution = metric_resolution(mc->metric, mc->unit, hz);
+	opts.resolution = metric_resolution(mc->workload, mc->metric, hz);
+	{
+		const struct metric_def *md = metric_find(mc->workload,
+							  mc->metric);
+
+		opts.lower_is_better = md ? md->lower_is_better : 1;
+	}
 	load_units(db, rc->base_id, mc->workload, mc->metric, per_boot, &b);
 	load_units(db, rc->new_id, mc->workload, mc->metric, per_boot, &n);
 	mc->base_boots = b.boots;

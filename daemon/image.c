@@ -11,6 +11,34 @@
 #include "strbuf.h"
 #include "util.h"
 
+/*
+ * Modules the runner loads itself (not /init): mmci_bench.ko, built next
+ * to modroot by build.c, and the kernel's test_vmalloc.ko. Returns a
+ * space-separated list of those that exist, and adds their hashes to key.
+ */
+static char *extra_modules(const char *release, const char *modroot,
+			   struct strbuf *key)
+{
+	char *cand[2];
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+
+	cand[0] = xstrfmt("%s/../mmci-bench/mmci_bench.ko", modroot);
+	cand[1] = xstrfmt("%s/lib/modules/%s/kernel/lib/test_vmalloc.ko",
+			  modroot, release);
+	for (i = 0; i < ARRAY_SIZE(cand); i++) {
+		char h[41];
+
+		if (file_exists(cand[i]) && !hash_file_hex(cand[i], h)) {
+			strbuf_addf(&list, "%s%s", list.len ? " " : "",
+				    cand[i]);
+			strbuf_addf(key, " %s", h);
+		}
+		free(cand[i]);
+	}
+	return strbuf_detach(&list, NULL);
+}
+
 int image_build(const struct mmci_config *cfg, const char *release,
 		const char *modroot, char **out, char sha1[41])
 {
@@ -19,7 +47,8 @@ int image_build(const struct mmci_config *cfg, const char *release,
 	char *script = project_path(cfg, "vm-images/mkinitramfs.sh");
 	char h_runner[41], h_init[41], h_script[41], key[41];
 	struct strbuf keysrc = STRBUF_INIT;
-	char *dir = NULL, *path = NULL, *log = NULL;
+	char *dir = NULL, *path = NULL, *log = NULL, *extra = NULL;
+	char *extra_env = NULL;
 	int ret = -1;
 
 	if (!file_exists(runner)) {
@@ -32,17 +61,25 @@ int image_build(const struct mmci_config *cfg, const char *release,
 		goto out;
 	strbuf_addf(&keysrc, "%s %s %s %s %s", h_runner, h_init, h_script,
 		    release, modroot);
+	extra = extra_modules(release, modroot, &keysrc);
+	extra_env = xstrfmt("MMCI_EXTRA_MODULES=%s", extra);
 	hash_hex(keysrc.buf, keysrc.len, key);
 	dir = data_path(cfg, "images");
 	path = xstrfmt("%s/%s-%.12s.cpio.gz", dir, release, key);
 	if (!file_exists(path)) {
 		const char *argv[] = { "sh", script, path, release, modroot,
 				       runner, NULL };
+		const char *env[] = { extra_env, NULL };
+		struct child_process cmd = CHILD_PROCESS_INIT;
 
 		log = xstrfmt("%s.log", path);
 		unlink(log);
-		progress("making the initramfs for %s", release);
-		if (run_command_v(argv, NULL, log)) {
+		progress("making the initramfs for %s%s%s", release,
+			 *extra ? " with " : "", extra);
+		cmd.argv = argv;
+		cmd.env = env;
+		cmd.log_path = log;
+		if (run_command(&cmd)) {
 			struct strbuf tail = STRBUF_INIT;
 
 			tail_file(log, 3, &tail);
@@ -66,5 +103,7 @@ out:
 	free(dir);
 	free(path);
 	free(log);
+	free(extra);
+	free(extra_env);
 	return ret;
 }

@@ -21,6 +21,7 @@
 #include "strbuf.h"
 #include "util.h"
 #include "vm.h"
+#include "workload.h"
 
 #define TMPFS_DIR "/dev/shm"
 
@@ -69,13 +70,16 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	char why[128], host[256] = "unknown", runner_sha[41], initrd_sha[41];
 	char *initrd = NULL, *runner = NULL, *params = NULL;
 	char *qemu_v = NULL, *libvirt_v = NULL;
+	struct strbuf wl = STRBUF_INIT;
 	const char *accel, *clock;
 	json_t *pj;
 	int kvm, nwork = 1, ret = -1, n;
 	unsigned int vcpus;
 	const char *p;
 
-	for (p = o->workloads; *p; p++)
+	if (workloads_expand(o->workloads, &wl) < 0)
+		return -1;
+	for (p = wl.buf; *p; p++)
 		nwork += *p == ',';
 	n = vm_cleanup_stale();
 	if (n > 0)
@@ -83,11 +87,15 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	kvm = kvm_usable(why, sizeof(why));
 	accel = kvm ? "kvm" : "tcg";
 	clock = o->clock ? o->clock : (kvm ? "wall" : "icount");
-	if (!strcmp(clock, "icount") && kvm)
-		return error("clock 'icount' needs TCG, but KVM is in use "
-			     "(set MMCI_ACCEL=tcg)");
-	if (strcmp(clock, "icount") && strcmp(clock, "wall"))
-		return error("unknown clock mode '%s' (icount or wall)", clock);
+	if (!strcmp(clock, "icount") && kvm) {
+		error("clock 'icount' needs TCG, but KVM is in use (set "
+		      "MMCI_ACCEL=tcg)");
+		goto out;
+	}
+	if (strcmp(clock, "icount") && strcmp(clock, "wall")) {
+		error("unknown clock mode '%s' (icount or wall)", clock);
+		goto out;
+	}
 	log_info("accelerator %s (%s), clock %s", accel, why, clock);
 	/*
 	 * icount runs all vCPUs round-robin on one host thread, so a second
@@ -101,14 +109,14 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 			goto out;
 	} else if (image_build(cfg, o->release, o->modroot, &initrd,
 			       initrd_sha) < 0) {
-		return -1;
+		goto out;
 	}
 	runner = project_path(cfg, "runner/mmci-runner");
 	if (hash_file_hex(runner, runner_sha) < 0)
 		goto out;
 	gethostname(host, sizeof(host) - 1);
 	vm_versions(&qemu_v, &libvirt_v);
-	pj = json_pack("{s:s, s:i, s:I, s:s, s:i}", "workloads", o->workloads,
+	pj = json_pack("{s:s, s:i, s:I, s:s, s:i}", "workloads", wl.buf,
 		       "iters", o->iters, "align", (json_int_t)o->align,
 		       "map", o->map, "timeout_s",
 		       o->timeout_s ? (int)o->timeout_s :
@@ -122,7 +130,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "initrd_sha1, status, started_at) VALUES (?, ?, ?, ?, ?, ?, "
 		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
 		   "tItttIttttiiitttttttd", o->label, o->build_id, o->kernel,
-		   o->release, o->modroot, (long long)o->hz, o->workloads,
+		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)o->ram_mib, (long long)o->nvdimm_mib,
 		   choose_backing(o), qemu_v, libvirt_v, host, runner_sha,
@@ -131,6 +139,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	*run_id = db_last_id(db);
 	ret = 0;
 out:
+	strbuf_release(&wl);
 	free(initrd);
 	free(runner);
 	free(params);
@@ -206,8 +215,8 @@ static char *backing_path(const struct mmci_config *cfg, const char *backing,
 	char *dir, *p;
 
 	if (!strcmp(backing, "tmpfs"))
-		return xstrfmt("%s/mmci-run%lld-boot%d.nvdimm", TMPFS_DIR,
-			       run_id, idx);
+		return xstrfmt("%s/mmci-%d-run%lld-boot%d.nvdimm", TMPFS_DIR,
+			       (int)getpid(), run_id, idx);
 	dir = data_path(cfg, "nvdimm");
 	p = xstrfmt("%s/run%lld-boot%d.nvdimm", dir, run_id, idx);
 	free(dir);
@@ -251,7 +260,18 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 			  "mmci.workload=%s mmci.iters=%lld mmci.align=%lld "
 			  "mmci.map=%s mmci.out=/dev/ttyS1", r.workloads,
 			  r.iters, r.align, r.map);
-	name = xstrfmt("mmci-run%lld-boot%d", run_id, idx);
+	{
+		/*
+		 * Run ids are per database: the domain name carries a tag of
+		 * the database's path so that two databases sharing one
+		 * libvirt (a test suite next to the service) never collide.
+		 */
+		char *abs = real_path(db->path), tag[41];
+
+		hash_hex(abs, strlen(abs), tag);
+		free(abs);
+		name = xstrfmt("mmci-%.8s-run%lld-boot%d", tag, run_id, idx);
+	}
 	template = project_path(cfg, "vm-images/domain.xml.in");
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;

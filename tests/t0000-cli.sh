@@ -9,12 +9,28 @@ test_expect 'mmci --help lists the pipeline commands' '
 	done
 '
 
-for c in init apply build run compare test-series show; do
+for c in init apply build run compare test-series show workloads; do
 	test_expect "mmci $c --help prints its usage" "
 		\"\$MMCI\" $c --help > out.help &&
 		grep -q '^usage: mmci $c' out.help
 	"
 done
+
+test_expect 'mmci workloads lists every workload with its metrics' '
+	"$MMCI" workloads > wl &&
+	for w in fsdax devdax vmap memremap vmalloc; do
+		grep -q "^$w: " wl || { echo "no $w"; exit 1; }
+	done &&
+	grep -q "^  rebind_memmap *ms  lower is better" wl &&
+	grep -q "^  vmap_100m_order8 *us " wl
+'
+
+test_expect 'an unknown workload is refused before anything boots' '
+	set +e; "$MMCI" run --kernel "$MMCI" --release x --workloads fsdax,nope \
+		2> err; rc=$?; set -e
+	[ $rc = 1 ] && grep -q "unknown workload .nope." err &&
+	[ "$(sql "SELECT count(*) FROM runs")" = 0 ]
+'
 
 test_expect 'an unknown command fails with 129 and a clear message' '
 	set +e; "$MMCI" frobnicate 2> err; rc=$?; set -e

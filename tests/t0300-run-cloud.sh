@@ -59,6 +59,18 @@ test_expect 'two boots of each: first bind becomes comparable' '
 	! grep -q "^fsdax *first_bind_memmap .*insufficient" cmp2
 '
 
+test_expect 'a workload the kernel lacks: recorded error, the others run' '
+	run_small --workloads fsdax,vmap,vmalloc --label lacks > out5 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out5) &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     workload = \"fsdax\"")" = 10 ] &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     workload IN (\"vmap\", \"vmalloc\")")" = 0 ] &&
+	sql "SELECT workload || \": \" || message FROM events WHERE
+	     run_id = $id AND kind = \"error\"" > errs && cat errs &&
+	grep -q "^vmap: .*mmci_bench" errs && grep -q "^vmalloc: .*test_vmalloc" errs
+'
+
 test_expect 'runs in different modes are never compared' '
 	sql "UPDATE runs SET clock = \"wall\" WHERE id = 2" &&
 	set +e; "$MMCI" compare 1 2 2> err; rc=$?; set -e &&
@@ -73,12 +85,13 @@ test_expect 'runs with different set-ups are not compared' '
 
 test_expect 'nothing is left behind: no domain, no NVDIMM file' '
 	no_domains_left &&
-	! ls /dev/shm/mmci-run* 2>/dev/null
+	! ls /dev/shm/mmci-* 2>/dev/null
 '
 
 test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
 	before=$(sql "SELECT count(*) FROM samples") &&
-	{ run_small --label killed > /dev/null 2>&1 & pid=$!; } &&
+	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 \
+		--label killed > /dev/null 2>&1 & pid=$!; } &&
 	i=0 &&
 	until virsh -c qemu:///system list --name | grep -q "^mmci-"; do
 		i=$((i + 1)); [ $i -lt 300 ] || exit 1; sleep 0.2
@@ -88,7 +101,8 @@ test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
 	while virsh -c qemu:///system list --all --name | grep -q "^mmci-"; do
 		i=$((i + 1)); [ $i -lt 60 ] || exit 1; sleep 0.5
 	done &&
-	! ls /dev/shm/mmci-run* 2>/dev/null &&
+	! ls /dev/shm/mmci-* 2>/dev/null &&
+	! kill -0 $pid 2>/dev/null &&
 	[ "$(sql "SELECT count(*) FROM samples")" = "$before" ]
 '
 

@@ -53,8 +53,20 @@ test_expect 'the comment-only patch 1 alone: no significant change' '
 	grep -q "^fsdax *rebind_memmap .*no significant change" cmp
 '
 
+test_expect 'vmap, memremap and vmalloc run on the built kernel' '
+	"$MMCI" run --build 1 --nvdimm 1G --workloads vmap,memremap,vmalloc \
+		--label micro > r3 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" r3) &&
+	for m in vmap_100m_order8 vmalloc_huge_1m ioremap_1m memremap_pages \
+		 fix_size_alloc_test; do
+		[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+		     metric = \"$m\" AND value > 0")" -ge 1 ] ||
+			{ echo "no $m"; exit 1; }
+	done
+'
+
 test_expect 'no domain and no NVDIMM file left' '
-	no_domains_left && ! ls /dev/shm/mmci-run* 2>/dev/null
+	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
 '
 
 test_done

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * workload.c - the table of the runner's workloads and metrics.
+ */
+#include "strbuf.h"
+#include "util.h"
+#include "workload.h"
+
+/* the kernel's memmap_init_zone_device time counts jiffies: 1000/HZ ms */
+#define JIFFY 0
+
+static const struct metric_def bind_metrics[] = {
+	{ "first_bind_memmap", "ms", 1, JIFFY,
+	  "memmap_init_zone_device() of the first bind after boot" },
+	{ "first_bind_wall", "ms", 1, 0.001,
+	  "wall time of the first bind's sysfs write" },
+	{ "rebind_memmap", "ms", 1, JIFFY,
+	  "memmap_init_zone_device() of each rebind" },
+	{ "rebind_wall", "ms", 1, 0.001, "wall time of each rebind" },
+	{ NULL }
+};
+
+static const struct metric_def vmap_metrics[] = {
+	{ "ioremap_1m", "us", 1, 0.001, "ioremap() of 1 MiB" },
+	{ "iounmap_1m", "us", 1, 0.001, "iounmap() of 1 MiB" },
+	{ "vmalloc_1m", "us", 1, 0.001, "vmalloc() of 1 MiB" },
+	{ "vfree_1m", "us", 1, 0.001, "vfree() of 1 MiB" },
+	{ "vmalloc_huge_1m", "us", 1, 0.001,
+	  "vmalloc_huge() of 1 MiB (huge mappings allowed)" },
+	{ "vfree_huge_1m", "us", 1, 0.001, "vfree() of the above" },
+	{ "vmap_100m_order8", "us", 1, 0.001,
+	  "vmap() of 100 MiB made of order-8 pages" },
+	{ "vunmap_100m_order8", "us", 1, 0.001, "vunmap() of the above" },
+	{ NULL }
+};
+
+static const struct metric_def memremap_metrics[] = {
+	{ "memremap_pages", "ms", 1, 0.001,
+	  "memremap_pages() of a DEVICE_PRIVATE range" },
+	{ "memunmap_pages", "ms", 1, 0.001, "memunmap_pages() of it" },
+	{ "memremap_memmap", "ms", 1, JIFFY,
+	  "memmap_init_zone_device() inside memremap_pages()" },
+	{ NULL }
+};
+
+static const struct metric_def vmalloc_metrics[] = {
+	{ "*", "us", 1, 1, "test_vmalloc's avg for each test, by name" },
+	{ NULL }
+};
+
+const struct workload_def workload_defs[] = {
+	{ "fsdax",
+	  "nd_pmem: convert namespace0.0 to fsdax (pfn), bind it, rebind N "
+	  "times",
+	  "mmci.iters mmci.align mmci.map", bind_metrics },
+	{ "devdax",
+	  "dax_pmem: convert namespace0.0 to devdax, bind it, rebind N times",
+	  "mmci.iters mmci.align mmci.map", bind_metrics },
+	{ "vmap",
+	  "mmci_bench.ko: ioremap, vmalloc, vmalloc_huge and vmap timings",
+	  "mmci.bench_iters mmci.ioremap_phys", vmap_metrics },
+	{ "memremap",
+	  "mmci_bench.ko: memremap_pages/memunmap_pages of DEVICE_PRIVATE "
+	  "memory",
+	  "mmci.bench_iters mmci.memremap_size", memremap_metrics },
+	{ "vmalloc",
+	  "the kernel's test_vmalloc performance tests",
+	  "mmci.bench_iters mmci.vmalloc_mask mmci.vmalloc_loops "
+	  "mmci.vmalloc_repeat", vmalloc_metrics },
+	{ NULL }
+};
+
+const struct workload_def *workload_find(const char *name)
+{
+	const struct workload_def *w;
+
+	for (w = workload_defs; w->name; w++)
+		if (!strcmp(w->name, name))
+			return w;
+	return NULL;
+}
+
+int workloads_expand(const char *list, struct strbuf *out)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	const struct workload_def *w;
+	int ret = 0;
+
+	strbuf_reset(out);
+	if (!strcmp(list, "all")) {
+		for (w = workload_defs; w->name; w++)
+			strbuf_addf(out, "%s%s", out->len ? "," : "", w->name);
+		free(copy);
+		return 0;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!workload_find(tok)) {
+			ret = error("unknown workload '%s' (see 'mmci "
+				    "workloads')", tok);
+			break;
+		}
+		strbuf_addf(out, "%s%s", out->len ? "," : "", tok);
+	}
+	if (!ret && !out->len)
+		ret = error("no workload given");
+	free(copy);
+	return ret;
+}
+
+const struct metric_def *metric_find(const char *workload, const char *metric)
+{
+	const struct workload_def *w = workload_find(workload);
+	const struct metric_def *m;
+
+	for (m = w ? w->metrics : NULL; m && m->name; m++)
+		if (!strcmp(m->name, metric) || !strcmp(m->name, "*"))
+			return m;
+	return NULL;
+}
