@@ -10,11 +10,30 @@
 #include "fsutil.h"
 #include "util.h"
 
+/*
+ * Paths are made absolute once, here: they end up in the database, in
+ * libvirt domain XML, in CCACHE_BASEDIR and in the cwd of children.
+ */
+static char *absolute(const char *path)
+{
+	char *cwd;
+	char *abs;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die_errno("cannot get the current directory");
+	abs = xstrfmt("%s/%s", cwd, path);
+	free(cwd);
+	return abs;
+}
+
 static char *env_or(const char *name, const char *def)
 {
 	const char *v = getenv(name);
 
-	return xstrdup(v && *v ? v : def);
+	return absolute(v && *v ? v : def);
 }
 
 static char *binary_dir(void)
@@ -35,10 +54,10 @@ void config_load(struct mmci_config *cfg)
 	cfg->db_path = env_or("MMCI_DB", "mmci.db");
 	cfg->data_dir = env_or("MMCI_DATA", "var");
 	if (getenv("MMCI_TREE") && *getenv("MMCI_TREE"))
-		cfg->tree_dir = xstrdup(getenv("MMCI_TREE"));
+		cfg->tree_dir = absolute(getenv("MMCI_TREE"));
 	else
 		cfg->tree_dir = xstrfmt("%s/linux", cfg->data_dir);
-	cfg->project_dir = proj && *proj ? xstrdup(proj) : binary_dir();
+	cfg->project_dir = proj && *proj ? absolute(proj) : binary_dir();
 }
 
 void config_release(struct mmci_config *cfg)
