@@ -8,8 +8,9 @@
 # later runs and t0500 reuse them.
 . "$(dirname "$0")/lib.sh"
 
-export MMCI_DATA="$SRC/var"
-export MMCI_TREE="$SRC/var/linux"
+# relative on purpose, as in `make demo` (./var): mmci makes them absolute
+export MMCI_DATA="../../var"
+export MMCI_TREE="../../var/linux"
 [ -f /usr/src/linux-source-6.12.tar.xz ] ||
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 
