@@ -98,20 +98,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
 
-/* the house rules of daemon/banned.h, repeated: this file stands alone */
-#define BANNED(func) sorry_##func##_is_a_banned_function
-#undef strcpy
-#define strcpy(x, y) BANNED(strcpy)
-#undef strcat
-#define strcat(x, y) BANNED(strcat)
-#undef strncpy
-#define strncpy(x, y, n) BANNED(strncpy)
-#undef sprintf
-#define sprintf(...) BANNED(sprintf)
-#undef vsprintf
-#define vsprintf(...) BANNED(vsprintf)
-#undef strtok
-#define strtok(x, y) BANNED(strtok)
+/* the house rules: daemon/banned.h has no dependencies, so it serves here too */
+#include "banned.h"
 
 struct params {
 	char *workloads;	/* comma separated */
