@@ -16,17 +16,43 @@
  */
 static char *absolute(const char *path)
 {
-	char *cwd;
-	char *abs;
+	char *cwd, *abs, *out, *seg, *save = NULL;
+	size_t len = 0;
 
-	if (path[0] == '/')
-		return xstrdup(path);
-	cwd = getcwd(NULL, 0);
-	if (!cwd)
-		die_errno("cannot get the current directory");
-	abs = xstrfmt("%s/%s", cwd, path);
-	free(cwd);
-	return abs;
+	if (path[0] == '/') {
+		abs = xstrdup(path);
+	} else {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			die_errno("cannot get the current directory");
+		abs = xstrfmt("%s/%s", cwd, path);
+		free(cwd);
+	}
+	/*
+	 * Lexically drop "." and "..": a path through a directory that is
+	 * later removed (a test's scratch dir) must still name the target,
+	 * and kbuild's M= mishandles "..".
+	 */
+	out = xmalloc(strlen(abs) + 2);
+	out[0] = '\0';
+	for (seg = strtok_r(abs, "/", &save); seg;
+	     seg = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(seg, "."))
+			continue;
+		if (!strcmp(seg, "..")) {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = '\0';
+			continue;
+		}
+		len += xsnprintf(out + len, strlen(seg) + 2, "/%s", seg);
+	}
+	if (!len)
+		xsnprintf(out, 2, "/");
+	free(abs);
+	return out;
 }
 
 static char *env_or(const char *name, const char *def)

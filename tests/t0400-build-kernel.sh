@@ -24,6 +24,8 @@ test_expect 'build debian-6.12: bzImage, modules, a checked config' '
 	grep -q "^build #1: 6\.12\.[0-9]*+* " out &&
 	art=$(sql "SELECT artifacts FROM builds WHERE id = 1") &&
 	[ -s "$art/bzImage" ] && [ -s "$art/build.log" ] &&
+	case "$art" in /*/../*|*/./*) echo "not normalised: $art"; exit 1;; esac &&
+	[ -s "$art/mmci-bench/mmci_bench.ko" ] &&
 	rel=$(sql "SELECT kernel_release FROM builds WHERE id = 1") &&
 	for m in nd_pmem dax_pmem device_dax nfit libnvdimm; do
 		find "$art/modroot/lib/modules/$rel" -name "$m.ko" | grep -q . ||
