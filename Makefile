@@ -62,8 +62,9 @@ daemon/schema.c: $(sort $(wildcard schema/*.sql)) daemon/gen-schema.sh
 	$(QUIET_GEN)sh daemon/gen-schema.sh $(sort $(wildcard schema/*.sql)) > $@+ && mv $@+ $@
 
 # the guest runner: static, no dependencies, runs as the VM's workload
-runner/mmci-runner: runner/mmci-runner.c daemon/banned.h
-	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Idaemon -static -o $@ $<
+RUNNER_SRCS = runner/mmci-runner.c runner/hotplug.c
+runner/mmci-runner: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
+	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Idaemon -static -o $@ $(RUNNER_SRCS)
 
 tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "run.h"
+#include "strbuf.h"
 #include "util.h"
 
 static const char run_usage[] =
@@ -25,16 +26,29 @@ static const char run_usage[] =
 	"  --modules-root DIR directory holding lib/modules/<release> (/)\n"
 	"  --release REL      kernel release (from vmlinuz-<REL> by default)\n"
 	"  --hz HZ            CONFIG_HZ (from /boot/config-<REL> by default)\n"
-	"  --workloads LIST   comma list: fsdax, devdax (fsdax)\n"
-	"  --iters N          rebinds per boot (30)\n"
+	"  --workloads LIST   comma list or 'all' (fsdax); 'mmci workloads'\n"
+	"                     lists them\n"
+	"  --iters N          rebinds per boot and variant (30)\n"
 	"  --nvdimm SIZE      namespace size, e.g. 100G, 512M (100G)\n"
-	"  --align BYTES      pfn/dax alignment (2097152)\n"
-	"  --map dev|mem      memmap on the device or in RAM (dev)\n"
+	"  --align LIST       fsdax and devdax alignments, e.g. 4K,2M,1G\n"
+	"  --fsdax-align LIST fsdax (pfn) alignments (2M)\n"
+	"  --devdax-align LIST devdax alignments (4K,2M,1G)\n"
+	"  --map LIST         memmap on the device and/or in RAM (dev,mem)\n"
+	"  --vmem-sizes LIST  virtio-mem plug steps, then unplug (8G,16G)\n"
+	"  --hotplug-iters N  virtio-mem and kmem cycles per boot (3)\n"
+	"  --kmem-online LIST auto-online policies for kmem\n"
+	"                     (online,online_movable)\n"
+	"  --kmem-memmap LIST where kmem puts the memmap (ram,on_memory)\n"
+	"  --param K=V        a runner parameter, e.g. mmci.bench_iters=20\n"
+	"                     (repeatable; see 'mmci workloads')\n"
 	"  --boots B          boots of this kernel (1)\n"
 	"  --clock MODE       icount (deterministic, TCG) or wall; default\n"
 	"                     icount under TCG, wall under KVM\n"
 	"  --backing KIND     tmpfs or disk for the NVDIMM file (auto)\n"
-	"  --timeout S        per boot (from the size by default)\n"
+	"  --vcpus N          vCPUs in wall mode (2; icount always uses 1)\n"
+	"  --pin              pin each vCPU to its own host CPU\n"
+	"  --ram SIZE         guest RAM (1G plus the memmap the run needs)\n"
+	"  --timeout S        per boot (from the workloads by default)\n"
 	"  --label TEXT       a name for the run\n"
 	"  --initrd PATH      boot this initramfs instead of the runner's\n";
 
@@ -88,7 +102,17 @@ int cmd_run(int argc, char **argv)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "nvdimm", required_argument, NULL, 'n' },
 		{ "align", required_argument, NULL, 'a' },
+		{ "fsdax-align", required_argument, NULL, 'F' },
+		{ "devdax-align", required_argument, NULL, 'D' },
 		{ "map", required_argument, NULL, 'p' },
+		{ "vmem-sizes", required_argument, NULL, 'V' },
+		{ "hotplug-iters", required_argument, NULL, 'H' },
+		{ "kmem-online", required_argument, NULL, 'O' },
+		{ "kmem-memmap", required_argument, NULL, 'M' },
+		{ "param", required_argument, NULL, 'P' },
+		{ "vcpus", required_argument, NULL, 'C' },
+		{ "pin", no_argument, NULL, 'X' },
+		{ "ram", required_argument, NULL, 'R' },
 		{ "boots", required_argument, NULL, 'B' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "backing", required_argument, NULL, 'K' },
@@ -99,6 +123,7 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct build_result keep = { 0 };
+	struct strbuf extra = STRBUF_INIT;
 	struct run_opts o;
 	struct mmci_config cfg;
 	struct db db;
@@ -118,8 +143,26 @@ int cmd_run(int argc, char **argv)
 		case 'w': o.workloads = optarg; break;
 		case 'i': o.iters = parse_count("--iters", optarg); break;
 		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
-		case 'a': o.align = parse_count("--align", optarg); break;
+		case 'a': o.fsdax_align = o.devdax_align = optarg; break;
+		case 'F': o.fsdax_align = optarg; break;
+		case 'D': o.devdax_align = optarg; break;
 		case 'p': o.map = optarg; break;
+		case 'V': o.vmem_sizes = optarg; break;
+		case 'H':
+			o.hotplug_iters = parse_count("--hotplug-iters", optarg);
+			break;
+		case 'O': o.kmem_online = optarg; break;
+		case 'M': o.kmem_memmap = optarg; break;
+		case 'P':
+			if (!starts_with(optarg, "mmci."))
+				die("--param takes mmci.KEY=VALUE, not '%s'",
+				    optarg);
+			strbuf_addf(&extra, "%s%s", extra.len ? " " : "",
+				    optarg);
+			break;
+		case 'C': o.vcpus = parse_count("--vcpus", optarg); break;
+		case 'X': o.pin = 1; break;
+		case 'R': o.ram_mib = parse_mib("--ram", optarg); break;
 		case 'B': boots = parse_count("--boots", optarg); break;
 		case 'c': o.clock = optarg; break;
 		case 'K': o.backing = optarg; break;
@@ -139,8 +182,8 @@ int cmd_run(int argc, char **argv)
 		fputs(run_usage, stderr);
 		return 129;
 	}
-	if (strcmp(o.map, "dev") && strcmp(o.map, "mem"))
-		die("--map is dev or mem, not '%s'", o.map);
+	if (extra.len)
+		o.extra = extra.buf;
 	if (o.backing && strcmp(o.backing, "tmpfs") &&
 	    strcmp(o.backing, "disk"))
 		die("--backing is tmpfs or disk, not '%s'", o.backing);
@@ -166,6 +209,7 @@ int cmd_run(int argc, char **argv)
 	if (run_id)
 		printf("run #%lld: %s\n", run_id, ret ? "failed" : "ok");
 	build_result_release(&keep);
+	strbuf_release(&extra);
 	free(release);
 	db_close(&db);
 	config_release(&cfg);

@@ -54,14 +54,15 @@ static int show_run(struct db *db, long long id)
 		   "AS seconds, error, console_log FROM boots WHERE run_id = ? "
 		   "ORDER BY idx", id);
 	printf("\nmetrics:\n");
-	print_rows(db, "SELECT workload, metric, unit, count(*) AS n, "
-		   "round(min(value), 3) AS min, round(avg(value), 3) AS mean, "
-		   "round(max(value), 3) AS max FROM samples WHERE run_id = ? "
-		   "GROUP BY workload, metric, unit ORDER BY workload, metric",
-		   id);
+	print_rows(db, "SELECT workload, variant, metric, unit, count(*) AS "
+		   "n, round(min(value), 3) AS min, round(avg(value), 3) AS "
+		   "mean, round(max(value), 3) AS max FROM samples WHERE "
+		   "run_id = ? GROUP BY workload, variant, metric, unit ORDER "
+		   "BY workload, variant, metric", id);
 	printf("\nevents:\n");
-	print_rows(db, "SELECT b.idx AS boot, e.workload, e.kind, e.iteration, "
-		   "e.key, e.message FROM events e LEFT JOIN boots b ON "
+	print_rows(db, "SELECT b.idx AS boot, e.workload, e.variant, e.kind, "
+		   "e.iteration, e.key, e.message FROM events e LEFT JOIN "
+		   "boots b ON "
 		   "b.id = e.boot_id WHERE e.run_id = ? ORDER BY e.id", id);
 	return 0;
 }

@@ -30,7 +30,9 @@ static const char test_series_usage[] =
 	"  --base REF         base commit, tag or branch of the tree (required)\n"
 	"  --config FRAG      kernel config fragment\n"
 	"                     (kernel-patches/config/mmci.config)\n"
-	"  --workloads LIST   fsdax, devdax (fsdax)\n"
+	"  --workloads LIST   comma list or 'all' (fsdax)\n"
+	"  --map LIST         memmap on the device and/or in RAM (dev)\n"
+	"  --align LIST       fsdax and devdax alignments (2M)\n"
 	"  --iters N          rebinds per boot (30)\n"
 	"  --nvdimm SIZE      namespace size (100G)\n"
 	"  --boots B          boots per kernel, interleaved (icount: 2, wall: 5)\n"
@@ -56,6 +58,8 @@ int cmd_test_series(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		{ "config", required_argument, NULL, 'f' },
 		{ "workloads", required_argument, NULL, 'w' },
+		{ "map", required_argument, NULL, 'p' },
+		{ "align", required_argument, NULL, 'a' },
 		{ "iters", required_argument, NULL, 'i' },
 		{ "nvdimm", required_argument, NULL, 'n' },
 		{ "boots", required_argument, NULL, 'B' },
@@ -82,11 +86,20 @@ int cmd_test_series(int argc, char **argv)
 	double t0 = now_s();
 
 	run_opts_init(&o);
+	/*
+	 * The series' claim is usually about one path: by default one
+	 * variant, the memmap on the device with 2 MiB alignment, as the
+	 * seed measured it; --map/--align widen it.
+	 */
+	o.map = "dev";
+	o.devdax_align = "2M";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': base_ref = optarg; break;
 		case 'f': fragment = optarg; break;
 		case 'w': o.workloads = optarg; break;
+		case 'p': o.map = optarg; break;
+		case 'a': o.fsdax_align = o.devdax_align = optarg; break;
 		case 'i': o.iters = parse_count("--iters", optarg); break;
 		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
 		case 'B': boots = parse_count("--boots", optarg); break;

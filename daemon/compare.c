@@ -33,7 +33,7 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 		"SELECT clock, accel, kernel_release, label, hz, build_id, "
 		"status, (SELECT count(*) FROM boots WHERE run_id = runs.id "
 		"AND status = 'ok'), nvdimm_mib, ram_mib, vcpus, backing, "
-		"json_extract(params, '$.map'), json_extract(params, '$.align') "
+		"coalesce(json_extract(params, '$.pin'), 0) "
 		"FROM runs WHERE id = ?", "i", id);
 	int ret = -1;
 
@@ -49,11 +49,11 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 		ri->build_id = sqlite3_column_int64(st, 5);
 		ri->status = xstrdup(db_col_text(st, 6));
 		ri->boots = sqlite3_column_int(st, 7);
-		ri->shape = xstrfmt("%s MiB NVDIMM on %s, map %s, align %s, "
-				    "%s MiB RAM, %s vCPU(s)", db_col_text(st, 8),
-				    db_col_text(st, 11), db_col_text(st, 12),
-				    db_col_text(st, 13), db_col_text(st, 9),
-				    db_col_text(st, 10));
+		ri->shape = xstrfmt("%s MiB NVDIMM on %s, %s MiB RAM, %s "
+				    "vCPU(s)%s", db_col_text(st, 8),
+				    db_col_text(st, 11), db_col_text(st, 9),
+				    db_col_text(st, 10),
+				    sqlite3_column_int(st, 12) ? " pinned" : "");
 		ret = 0;
 	} else {
 		error("no run #%lld", id);
@@ -72,14 +72,16 @@ struct values {
  * The units of one metric of one run: every sample of its ok boots
  * (per_boot = 0), or the median of each ok boot (per_boot = 1).
  */
-static int load_units(struct db *db, long long run_id, const char *workload,
-		      const char *metric, int per_boot, struct values *out)
+static int load_units(struct db *db, long long run_id,
+		      const struct metric_comparison *mc, int per_boot,
+		      struct values *out)
 {
 	sqlite3_stmt *st = db_query(db,
 		"SELECT s.boot_id, s.value FROM samples s JOIN boots b ON "
 		"b.id = s.boot_id WHERE s.run_id = ? AND s.workload = ? AND "
-		"s.metric = ? AND b.status = 'ok' ORDER BY s.boot_id, "
-		"s.iteration", "itt", run_id, workload, metric);
+		"s.variant = ? AND s.metric = ? AND b.status = 'ok' ORDER BY "
+		"s.boot_id, s.iteration", "ittt", run_id,
+		mc->workload, mc->variant, mc->metric);
 	struct values boot = { 0 };
 	long long cur = -1;
 	int rc;
@@ -149,8 +151,8 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 
 		opts.lower_is_better = md ? md->lower_is_better : 1;
 	}
-	load_units(db, rc->base_id, mc->workload, mc->metric, per_boot, &b);
-	load_units(db, rc->new_id, mc->workload, mc->metric, per_boot, &n);
+	load_units(db, rc->base_id, mc, per_boot, &b);
+	load_units(db, rc->new_id, mc, per_boot, &n);
 	mc->base_boots = b.boots;
 	mc->new_boots = n.boots;
 	if (compare_samples(b.v, b.nr, n.v, n.nr, &opts, &mc->c) < 0)
@@ -197,9 +199,9 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 	rc->clock = xstrdup(bi.clock);
 	rc->accel = xstrdup(bi.accel);
 	st = db_query(db,
-		"SELECT workload, metric, unit FROM samples WHERE run_id IN "
-		"(?, ?) GROUP BY workload, metric, unit ORDER BY workload, "
-		"metric", "ii", base_id, new_id);
+		"SELECT workload, variant, metric, unit FROM samples WHERE "
+		"run_id IN (?, ?) GROUP BY workload, variant, metric, unit "
+		"ORDER BY workload, variant, metric", "ii", base_id, new_id);
 	if (!st)
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -209,8 +211,9 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		mc = &rc->m[rc->nr++];
 		memset(mc, 0, sizeof(*mc));
 		mc->workload = xstrdup(db_col_text(st, 0));
-		mc->metric = xstrdup(db_col_text(st, 1));
-		mc->unit = xstrdup(db_col_text(st, 2));
+		mc->variant = xstrdup(db_col_text(st, 1));
+		mc->metric = xstrdup(db_col_text(st, 2));
+		mc->unit = xstrdup(db_col_text(st, 3));
 		compare_one(db, rc, &bi, &ni, mc);
 		rc->worse += mc->c.verdict == VERDICT_WORSE;
 		rc->better += mc->c.verdict == VERDICT_BETTER;
@@ -229,6 +232,7 @@ void run_comparison_release(struct run_comparison *rc)
 
 	for (i = 0; i < rc->nr; i++) {
 		free(rc->m[i].workload);
+		free(rc->m[i].variant);
 		free(rc->m[i].metric);
 		free(rc->m[i].unit);
 	}
@@ -285,15 +289,17 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 			    "deterministic: units are samples, the verdict "
 			    "rests on the clock resolution" :
 			    "wall clock: units are per-boot medians");
-	strbuf_addf(out, "%-8s %-18s %-4s %4s %9s %-15s %4s %9s %-15s %8s "
-		    "%-19s %7s  %s\n", "workload", "metric", "unit", "n",
+	strbuf_addf(out, "%-10s %-22s %-18s %-4s %4s %9s %-15s %4s %9s %-15s "
+		    "%8s %-19s %7s  %s\n", "workload", "variant", "metric",
+		    "unit", "n",
 		    "base med", "mean±sd", "n", "new med", "mean±sd", "change",
 		    "95% CI", "p", "verdict");
 	for (i = 0; i < rc->nr; i++) {
 		const struct metric_comparison *m = &rc->m[i];
 		const struct comparison *c = &m->c;
 
-		strbuf_addf(out, "%-8s %-18s %-4s", m->workload, m->metric,
+		strbuf_addf(out, "%-10s %-22s %-18s %-4s", m->workload,
+			    m->variant[0] ? m->variant : "-", m->metric,
 			    m->unit);
 		fmt_side(out, &c->base);
 		fmt_side(out, &c->new);

@@ -18,7 +18,7 @@ struct db;
 struct strbuf;
 
 struct metric_comparison {
-	char *workload, *metric, *unit;
+	char *workload, *variant, *metric, *unit;
 	int base_boots, new_boots;
 	struct comparison c;
 };

@@ -62,20 +62,18 @@ long long parse_count(const char *opt, const char *arg)
 
 unsigned long long parse_mib(const char *opt, const char *arg)
 {
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned long long v;
 
-	if (end == arg)
-		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
-	if (*end == 'G' || *end == 'g')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		end++;
-	if (*end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end || !v)
+	/* a bare number is MiB here, as these options always took it */
+	if (arg[strspn(arg, "0123456789")] == '\0' && *arg) {
+		char *sized = xstrfmt("%sM", arg);
+		int rc = parse_size_mib(sized, &v);
+
+		free(sized);
+		if (rc == 0)
+			return v;
+	}
+	if (parse_size_mib(arg, &v) < 0)
 		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
 	return v;
 }

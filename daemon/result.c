@@ -28,6 +28,20 @@ static int valid_name(const char *s, size_t max)
 	return 1;
 }
 
+/* "align=2M,map=dev": names, '=' and ',' (upper case for size suffixes) */
+static int valid_variant(const char *s)
+{
+	size_t n = 0;
+
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++, n++)
+		if (n >= RESULT_MAX_VARIANT ||
+		    !(isalnum((unsigned char)*s) || strchr("_-.=,", *s)))
+			return 0;
+	return 1;
+}
+
 static int valid_unit(const char *u)
 {
 	size_t i;
@@ -90,6 +104,11 @@ int result_parse_line(const char *line, void **json_out,
 	}
 	v = json_object_get(o, "iter");
 	rec->iter = json_is_integer(v) ? json_integer_value(v) : -1;
+	rec->variant = str_field(o, "variant");
+	if (json_object_get(o, "variant") && !valid_variant(rec->variant)) {
+		snprintf(why, whylen, "bad variant");
+		return -1;
+	}
 
 	if (!strcmp(rec->type, "sample")) {
 		rec->metric = str_field(o, "metric");
@@ -140,6 +159,16 @@ int result_parse_line(const char *line, void **json_out,
 		rec->text_value = str_field(o, "kernel");
 		return 0;
 	}
+	if (!strcmp(rec->type, "request")) {
+		/* acted on by the host during the boot (vm.c); kept as told */
+		rec->key = str_field(o, "action");
+		if (!rec->workload || !valid_name(rec->key, 64)) {
+			snprintf(why, whylen, "request without workload and "
+				 "action");
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(rec->type, "done")) {
 		rec->text_value = str_field(o, "status");
 		return 0;
@@ -149,13 +178,14 @@ int result_parse_line(const char *line, void **json_out,
 }
 
 static int add_event(struct db *db, long long run_id, long long boot_id,
-		     const char *workload, const char *kind, long long iter,
+		     const struct result_record *rec, const char *kind,
 		     const char *key, const char *msg)
 {
 	return db_run(db, "INSERT INTO events (run_id, boot_id, workload, "
-		      "kind, iteration, key, message) VALUES "
-		      "(?, ?, ?, ?, ?, ?, ?)", "iittitt", run_id, boot_id,
-		      workload, kind, iter, key, msg);
+		      "variant, kind, iteration, key, message) VALUES "
+		      "(?, ?, ?, ?, ?, ?, ?, ?)", "iitttitt", run_id, boot_id,
+		      rec ? rec->workload : NULL, rec ? rec->variant : NULL,
+		      kind, rec ? rec->iter : -1LL, key, msg);
 }
 
 static int ingest_line(struct db *db, long long run_id, long long boot_id,
@@ -170,7 +200,7 @@ static int ingest_line(struct db *db, long long run_id, long long boot_id,
 		char *shown = xstrndup(line, 200);
 
 		c->rejected++;
-		ret = add_event(db, run_id, boot_id, NULL, "rejected", -1, why,
+		ret = add_event(db, run_id, boot_id, NULL, "rejected", why,
 				shown);
 		free(shown);
 		result_free_json(json);
@@ -179,18 +209,22 @@ static int ingest_line(struct db *db, long long run_id, long long boot_id,
 	if (!strcmp(rec.type, "sample")) {
 		c->samples++;
 		ret = db_run(db, "INSERT INTO samples (run_id, boot_id, "
-			     "workload, metric, unit, iteration, value) "
-			     "VALUES (?, ?, ?, ?, ?, ?, ?)", "iitttid",
-			     run_id, boot_id, rec.workload, rec.metric,
+			     "workload, variant, metric, unit, iteration, "
+			     "value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			     "iittttid", run_id, boot_id, rec.workload,
+			     rec.variant ? rec.variant : "", rec.metric,
 			     rec.unit, rec.iter, rec.value);
 	} else if (!strcmp(rec.type, "info")) {
 		c->infos++;
-		ret = add_event(db, run_id, boot_id, rec.workload, "info",
-				rec.iter, rec.key, rec.text_value);
+		ret = add_event(db, run_id, boot_id, &rec, "info", rec.key,
+				rec.text_value);
 	} else if (!strcmp(rec.type, "error")) {
 		c->errors++;
-		ret = add_event(db, run_id, boot_id, rec.workload, "error",
-				rec.iter, NULL, rec.msg);
+		ret = add_event(db, run_id, boot_id, &rec, "error", NULL,
+				rec.msg);
+	} else if (!strcmp(rec.type, "request")) {
+		ret = add_event(db, run_id, boot_id, &rec, "request", rec.key,
+				line);
 	} else if (!strcmp(rec.type, "hello")) {
 		free(c->kernel);
 		c->kernel = xstrdup(rec.text_value ? rec.text_value : "");

@@ -3,7 +3,9 @@
  * result.h - read what the guest runner printed, without trusting it.
  *
  * The runner writes one JSON object per line (schema "v":1) to the
- * guest's second serial port: hello, sample, info, error, done. Every line
+ * guest's second serial port: hello, sample, info, error, request, done.
+ * Samples, infos and errors may name a variant ("align=2M,map=dev"): the
+ * same workload with other settings inside one boot. Every line
  * is checked (types, names, units, finite values, bounds) before anything
  * is stored; a bad line becomes a 'rejected' event with the reason.
  */
@@ -17,6 +19,7 @@ struct db;
 #define RESULT_SCHEMA 1
 #define RESULT_MAX_LINE 8192
 #define RESULT_MAX_LINES 200000
+#define RESULT_MAX_VARIANT 127
 
 struct result_counts {
 	int samples;
@@ -38,7 +41,7 @@ int result_ingest(struct db *db, long long run_id, long long boot_id,
 
 /* validate one line; on success fills the fields (pointers into json) */
 struct result_record {
-	const char *type, *workload, *metric, *unit, *key, *msg;
+	const char *type, *workload, *variant, *metric, *unit, *key, *msg;
 	long long iter;
 	double value;
 	const char *text_value;

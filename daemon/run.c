@@ -30,11 +30,82 @@ void run_opts_init(struct run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->workloads = "fsdax";
 	o->iters = 30;
-	o->align = 2 << 20;
-	o->map = "dev";
+	o->fsdax_align = "2M";
+	o->devdax_align = "4K,2M,1G";
+	o->map = "dev,mem";
+	o->vmem_sizes = "8G,16G";
+	o->hotplug_iters = 3;
+	o->kmem_online = "online,online_movable";
+	o->kmem_memmap = "ram,on_memory";
 	o->nvdimm_mib = 100 << 10;
-	o->ram_mib = 1024;
 	o->vcpus = 2;
+}
+
+static int count_words(const char *list)
+{
+	int n = 1;
+
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return 1;
+	return 0;
+}
+
+/* the largest size of a list such as "8G,16G", in MiB; -1 if invalid */
+static long long max_size_mib(const char *list)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	long long max = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long mib;
+
+		if (parse_size_mib(tok, &mib) < 0 || !mib) {
+			max = -1;
+			break;
+		}
+		if ((long long)mib > max)
+			max = mib;
+	}
+	free(copy);
+	return max;
+}
+
+/*
+ * The memmap is 64 bytes per 4 KiB page: 1/64 of the memory it describes.
+ * It lands in the guest's RAM for map=mem binds, for kmem without
+ * memmap_on_memory and for plugged virtio-mem memory; the guest gets
+ * 1 GiB plus the largest of those, plus a quarter for the page tables and
+ * allocations around it.
+ */
+static unsigned long long guest_ram_mib(const struct run_opts *o,
+					const char *wl, long long vmem_mib)
+{
+	unsigned long long need = 0, memmap = o->nvdimm_mib / 64;
+
+	if (o->ram_mib)
+		return o->ram_mib;
+	if ((has_word(wl, "fsdax") || has_word(wl, "devdax")) &&
+	    has_word(o->map, "mem"))
+		need = memmap;
+	if (has_word(wl, "kmem") && has_word(o->kmem_memmap, "ram"))
+		need = memmap;
+	if (has_word(wl, "virtio-mem") && (unsigned long long)vmem_mib / 64 >
+					      need)
+		need = vmem_mib / 64;
+	need += need / 4;
+	return VM_DEFAULT_RAM_MIB + ((need + 255) & ~255ULL);
 }
 
 /*
@@ -43,9 +114,10 @@ void run_opts_init(struct run_opts *o)
  * by that much. tmpfs is the default (disk-backed files gave 6 s outliers,
  * DESIGN.md) when the RAM can hold it with 2 GiB to spare for the guest.
  */
-static const char *choose_backing(const struct run_opts *o)
+static const char *choose_backing(const struct run_opts *o,
+				  unsigned long long ram_mib)
 {
-	long long need = o->nvdimm_mib / 64 + o->ram_mib + 2048;
+	long long need = o->nvdimm_mib / 64 + ram_mib + 2048;
 	long long avail = mem_available_mib();
 
 	if (o->backing)
@@ -57,11 +129,178 @@ static const char *choose_backing(const struct run_opts *o)
  * Timeout per boot: generous, from what was measured under TCG (a 100 GiB
  * rebind takes ~2 s, a boot ~4 s), times 5 for a loaded host.
  */
-static unsigned int default_timeout(const struct run_opts *o, int nwork)
+static unsigned int default_timeout(const struct run_opts *o,
+				    const char *wl, long long vmem_mib)
 {
 	unsigned long long per_bind_s = 1 + o->nvdimm_mib / (25 << 10);
+	unsigned long long binds = 0, t = 120;
+	int n;
 
-	return 120 + 5 * nwork * (o->iters + 2) * per_bind_s;
+	/* binds: (first + iters) per variant of map x align */
+	n = has_word(o->map, "dev") + has_word(o->map, "mem");
+	if (has_word(wl, "fsdax"))
+		binds += n * count_words(o->fsdax_align) * (o->iters + 1);
+	if (has_word(wl, "devdax"))
+		binds += n * count_words(o->devdax_align) * (o->iters + 1);
+	t += 5 * binds * per_bind_s;
+	/* measured: unplug of 16 GiB ~16 s under TCG; kmem like a bind */
+	if (has_word(wl, "virtio-mem"))
+		t += 5 * o->hotplug_iters * 2 * (10 + vmem_mib / 1024);
+	if (has_word(wl, "kmem"))
+		t += 5 * o->hotplug_iters * 4 * 4 * per_bind_s;
+	/* modules: a few minutes at most each under TCG */
+	t += 300 * (has_word(wl, "vmap") + has_word(wl, "memremap") +
+		    has_word(wl, "vmalloc"));
+	return t;
+}
+
+/*
+ * The virtio-mem steps, scaled down when the host cannot back the largest
+ * one next to the guest's RAM and the NVDIMM file (the guest may touch all
+ * of it). Returns the largest step in MiB (0 without virtio-mem), -1 after
+ * error(); *steps gets the list the guest is given, in MiB.
+ */
+static long long vmem_plan(const struct run_opts *o, const char *wl,
+			   struct strbuf *steps)
+{
+	char *copy, *tok, *save = NULL;
+	long long max = max_size_mib(o->vmem_sizes), avail, room;
+	double scale = 1;
+
+	strbuf_reset(steps);
+	if (!has_word(wl, "virtio-mem"))
+		return 0;
+	if (max <= 0)
+		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
+			     o->vmem_sizes);
+	avail = mem_available_mib();
+	room = avail - (long long)(o->ram_mib ? o->ram_mib : 4096) -
+	       (long long)o->nvdimm_mib / 64 - 2048;
+	if (room < 256)
+		return error("the host cannot back virtio-mem memory: %lld MiB "
+			     "available", avail);
+	if (max > room) {
+		scale = (double)room / max;
+		log_warnx("virtio-mem sizes %s scaled by %.2f: the host has "
+			  "%lld MiB available", o->vmem_sizes, scale, avail);
+	}
+	copy = xstrdup(o->vmem_sizes);
+	max = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long mib = 0;
+		long long v;
+
+		parse_size_mib(tok, &mib);
+		/* whole memory blocks (128 MiB on x86) */
+		v = (long long)(mib * scale) & ~127LL;
+		if (v < 128)
+			v = 128;
+		strbuf_addf(steps, "%s%lldM", steps->len ? "," : "", v);
+		if (v > max)
+			max = v;
+	}
+	free(copy);
+	return max;
+}
+
+/* every word of the comma list is one of the space separated words */
+static int only_words(const char *list, const char *words)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	int ok = 1, n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && ok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const char *w = strstr(words, tok);
+		size_t len = strlen(tok);
+
+		n++;
+		ok = 0;
+		for (; w; w = strstr(w + 1, tok))
+			if ((w == words || w[-1] == ' ') &&
+			    (!w[len] || w[len] == ' '))
+				ok = 1;
+	}
+	free(copy);
+	return ok && n;
+}
+
+/* "mmci.a=1 mmci.b=x": words the runner parses; nothing else may pass */
+static int valid_extra(const char *s)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int ok = 1;
+
+	for (tok = strtok_r(copy, " ", &save); tok && ok;
+	     tok = strtok_r(NULL, " ", &save))
+		ok = starts_with(tok, "mmci.") && strchr(tok, '=') &&
+		     !tok[strspn(tok, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=-")];
+	free(copy);
+	return ok;
+}
+
+static int check_opts(const struct run_opts *o)
+{
+	if (!valid_size_list(o->fsdax_align, 8))
+		return error("invalid fsdax alignments '%s' (e.g. 2M)",
+			     o->fsdax_align);
+	if (!valid_size_list(o->devdax_align, 8))
+		return error("invalid devdax alignments '%s' (e.g. 4K,2M,1G)",
+			     o->devdax_align);
+	if (!valid_size_list(o->vmem_sizes, 8))
+		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
+			     o->vmem_sizes);
+	if (!only_words(o->map, "dev mem"))
+		return error("the memmap goes to dev, mem or dev,mem, not '%s'",
+			     o->map);
+	if (!only_words(o->kmem_online, "online online_movable"))
+		return error("kmem onlines to online, online_movable or both, "
+			     "not '%s'", o->kmem_online);
+	if (!only_words(o->kmem_memmap, "ram on_memory"))
+		return error("kmem's memmap goes to ram, on_memory or both, "
+			     "not '%s'", o->kmem_memmap);
+	if (!o->hotplug_iters)
+		return error("hotplug cycles must be at least 1");
+	if (o->extra && !valid_extra(o->extra))
+		return error("extra parameters are mmci.key=value words of "
+			     "[A-Za-z0-9_.,=-], not '%s'", o->extra);
+	return 0;
+}
+
+/*
+ * The guest's kernel command line: everything the runner reads
+ * (runner/mmci-runner.c, param_set) and what the kernel needs for the
+ * workloads. It is stored with the run, so a boot is repeated from the
+ * row alone.
+ */
+static char *guest_cmdline(const struct run_opts *o, const char *wl,
+			   const char *vmem_steps)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "console=ttyS0 panic=-1 loglevel=4 "
+		    "mmci.workload=%s mmci.iters=%d mmci.fsdax_align=%s "
+		    "mmci.devdax_align=%s mmci.map=%s mmci.out=/dev/ttyS1", wl,
+		    o->iters, o->fsdax_align, o->devdax_align, o->map);
+	if (has_word(wl, "virtio-mem") || has_word(wl, "kmem"))
+		strbuf_addf(&sb, " mmci.hotplug_iters=%u",
+			    o->hotplug_iters);
+	if (has_word(wl, "virtio-mem"))
+		strbuf_addf(&sb, " mmci.vmem_sizes=%s", vmem_steps);
+	/*
+	 * kmem's per-device memmap_on_memory only takes effect when the
+	 * global switch is on (mm/memory_hotplug.c).
+	 */
+	if (has_word(wl, "kmem"))
+		strbuf_addf(&sb, " mmci.kmem_online=%s mmci.kmem_memmap=%s%s",
+			    o->kmem_online, o->kmem_memmap,
+			    has_word(o->kmem_memmap, "on_memory") ?
+			    " memory_hotplug.memmap_on_memory=1" : "");
+	if (o->extra)
+		strbuf_addf(&sb, " %s", o->extra);
+	return strbuf_detach(&sb, NULL);
 }
 
 int run_create(const struct mmci_config *cfg, struct db *db,
@@ -70,17 +309,22 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	char why[128], host[256] = "unknown", runner_sha[41], initrd_sha[41];
 	char *initrd = NULL, *runner = NULL, *params = NULL;
 	char *qemu_v = NULL, *libvirt_v = NULL;
-	struct strbuf wl = STRBUF_INIT;
+	struct strbuf wl = STRBUF_INIT, steps = STRBUF_INIT;
 	const char *accel, *clock;
+	char *cmdline = NULL;
+	unsigned long long ram_mib;
+	long long vmem_mib;
 	json_t *pj;
-	int kvm, nwork = 1, ret = -1, n;
-	unsigned int vcpus;
-	const char *p;
+	int kvm, ret = -1, n;
+	unsigned int vcpus, timeout;
 
-	if (workloads_expand(o->workloads, &wl) < 0)
-		return -1;
-	for (p = wl.buf; *p; p++)
-		nwork += *p == ',';
+	if (workloads_expand(o->workloads, &wl) < 0 ||
+	    check_opts(o) < 0)
+		goto out;
+	vmem_mib = vmem_plan(o, wl.buf, &steps);
+	if (vmem_mib < 0)
+		goto out;
+	ram_mib = guest_ram_mib(o, wl.buf, vmem_mib);
 	n = vm_cleanup_stale();
 	if (n > 0)
 		log_info("destroyed %d domain(s) left by a killed mmci", n);
@@ -116,11 +360,25 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	gethostname(host, sizeof(host) - 1);
 	vm_versions(&qemu_v, &libvirt_v);
-	pj = json_pack("{s:s, s:i, s:I, s:s, s:i}", "workloads", wl.buf,
-		       "iters", o->iters, "align", (json_int_t)o->align,
-		       "map", o->map, "timeout_s",
-		       o->timeout_s ? (int)o->timeout_s :
-				      (int)default_timeout(o, nwork));
+	cmdline = guest_cmdline(o, wl.buf, steps.buf);
+	timeout = o->timeout_s ? o->timeout_s :
+				 default_timeout(o, wl.buf, vmem_mib);
+	pj = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s*, "
+		       "s:b, s:I, s:i, s:s}",
+		       "workloads", wl.buf, "iters", o->iters,
+		       "fsdax_align", o->fsdax_align,
+		       "devdax_align", o->devdax_align, "map", o->map,
+		       "vmem_sizes", steps.buf,
+		       "hotplug_iters", (int)o->hotplug_iters,
+		       "kmem_online", o->kmem_online,
+		       "kmem_memmap", o->kmem_memmap, "extra", o->extra,
+		       "pin", o->pin != 0, "vmem_max_mib",
+		       (json_int_t)vmem_mib, "timeout_s", (int)timeout,
+		       "cmdline", cmdline);
+	if (!pj) {
+		error("cannot encode the parameters of the run");
+		goto out;
+	}
 	params = json_dumps(pj, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(pj);
 	if (db_run(db, "INSERT INTO runs (label, build_id, kernel, "
@@ -132,14 +390,16 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "tItttIttttiiitttttttd", o->label, o->build_id, o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
-		   (long long)o->ram_mib, (long long)o->nvdimm_mib,
-		   choose_backing(o), qemu_v, libvirt_v, host, runner_sha,
+		   (long long)ram_mib, (long long)o->nvdimm_mib,
+		   choose_backing(o, ram_mib), qemu_v, libvirt_v, host, runner_sha,
 		   initrd, initrd_sha, (double)time(NULL)) < 0)
 		goto out;
 	*run_id = db_last_id(db);
 	ret = 0;
 out:
 	strbuf_release(&wl);
+	strbuf_release(&steps);
+	free(cmdline);
 	free(initrd);
 	free(runner);
 	free(params);
@@ -149,16 +409,16 @@ out:
 }
 
 struct run_row {
-	char *kernel, *initrd, *workloads, *map, *accel, *clock, *backing;
-	long long iters, align, timeout_s, vcpus, ram_mib, nvdimm_mib;
+	char *kernel, *initrd, *cmdline, *accel, *clock, *backing;
+	long long timeout_s, vcpus, ram_mib, nvdimm_mib, vmem_mib;
+	int pin;
 };
 
 static void run_row_release(struct run_row *r)
 {
 	free(r->kernel);
 	free(r->initrd);
-	free(r->workloads);
-	free(r->map);
+	free(r->cmdline);
 	free(r->accel);
 	free(r->clock);
 	free(r->backing);
@@ -167,13 +427,12 @@ static void run_row_release(struct run_row *r)
 static int load_run(struct db *db, long long run_id, struct run_row *r)
 {
 	sqlite3_stmt *st = db_query(db,
-		"SELECT kernel, initrd, workloads, params, accel, clock, "
-		"backing, vcpus, ram_mib, nvdimm_mib FROM runs WHERE id = ?",
-		"i", run_id);
+		"SELECT kernel, initrd, params, accel, clock, backing, vcpus, "
+		"ram_mib, nvdimm_mib FROM runs WHERE id = ?", "i", run_id);
 	json_t *pj = NULL;
-	const char *map = NULL;
-	json_int_t iters = 0, align = 0, timeout = 0;
-	int ret = -1;
+	const char *cmdline = NULL;
+	json_int_t timeout = 0, vmem = 0;
+	int pin = 0, ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (!st)
@@ -182,31 +441,47 @@ static int load_run(struct db *db, long long run_id, struct run_row *r)
 		error("no run #%lld", run_id);
 		goto out;
 	}
-	pj = json_loads(db_col_text(st, 3), 0, NULL);
-	if (!pj || json_unpack(pj, "{s:I, s:I, s:s, s:I}", "iters", &iters,
-			       "align", &align, "map", &map, "timeout_s",
-			       &timeout) < 0) {
-		error("run #%lld has unreadable parameters", run_id);
+	pj = json_loads(db_col_text(st, 2), 0, NULL);
+	if (!pj || json_unpack(pj, "{s:s, s:I, s?:I, s?:b}", "cmdline",
+			       &cmdline, "timeout_s", &timeout,
+			       "vmem_max_mib", &vmem, "pin", &pin) < 0) {
+		error("run #%lld has unreadable parameters (made by an older "
+		      "mmci?)", run_id);
 		goto out;
 	}
 	r->kernel = xstrdup(db_col_text(st, 0));
 	r->initrd = xstrdup(db_col_text(st, 1));
-	r->workloads = xstrdup(db_col_text(st, 2));
-	r->map = xstrdup(map);
-	r->accel = xstrdup(db_col_text(st, 4));
-	r->clock = xstrdup(db_col_text(st, 5));
-	r->backing = xstrdup(db_col_text(st, 6));
-	r->vcpus = sqlite3_column_int64(st, 7);
-	r->ram_mib = sqlite3_column_int64(st, 8);
-	r->nvdimm_mib = sqlite3_column_int64(st, 9);
-	r->iters = iters;
-	r->align = align;
+	r->cmdline = xstrdup(cmdline);
+	r->accel = xstrdup(db_col_text(st, 3));
+	r->clock = xstrdup(db_col_text(st, 4));
+	r->backing = xstrdup(db_col_text(st, 5));
+	r->vcpus = sqlite3_column_int64(st, 6);
+	r->ram_mib = sqlite3_column_int64(st, 7);
+	r->nvdimm_mib = sqlite3_column_int64(st, 8);
 	r->timeout_s = timeout;
+	r->vmem_mib = vmem;
+	r->pin = pin;
 	ret = 0;
 out:
 	json_decref(pj);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/* what the host did on the guest's requests: a 'host' event per line */
+static void store_host_log(struct db *db, long long run_id, long long boot_id,
+			   const char *log)
+{
+	while (*log) {
+		const char *nl = strchrnul(log, '\n');
+		char *line = xstrndup(log, nl - log);
+
+		db_run(db, "INSERT INTO events (run_id, boot_id, kind, message) "
+		       "VALUES (?, ?, 'host', ?)", "iit", run_id, boot_id,
+		       line);
+		free(line);
+		log = *nl ? nl + 1 : nl;
+	}
 }
 
 static char *backing_path(const struct mmci_config *cfg, const char *backing,
@@ -232,13 +507,14 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	struct result_counts counts = { 0 };
 	struct strbuf why = STRBUF_INIT;
 	char *dir = NULL, *sub = NULL, *console = NULL, *results = NULL;
-	char *backing = NULL, *cmdline = NULL, *name = NULL;
+	char *backing = NULL, *name = NULL;
 	char *template = NULL;
 	long long boot_id;
 	double t0 = now_s();
 	int ok = 0, started;
 
 	memset(&vres, 0, sizeof(vres));
+	strbuf_init(&vres.host_log, 0);
 	vres.exit_kind = VM_START_FAILED;
 	if (load_run(db, run_id, &r) < 0)
 		return -1;
@@ -256,10 +532,6 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	boot_id = db_last_id(db);
 
 	backing = backing_path(cfg, r.backing, run_id, idx);
-	cmdline = xstrfmt("console=ttyS0 panic=-1 loglevel=4 "
-			  "mmci.workload=%s mmci.iters=%lld mmci.align=%lld "
-			  "mmci.map=%s mmci.out=/dev/ttyS1", r.workloads,
-			  r.iters, r.align, r.map);
 	{
 		/*
 		 * Run ids are per database: the domain name carries a tag of
@@ -277,7 +549,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.name = name;
 	spec.kernel = r.kernel;
 	spec.initrd = r.initrd;
-	spec.cmdline = cmdline;
+	spec.cmdline = r.cmdline;
 	spec.console_log = console;
 	spec.results_log = results;
 	spec.vcpus = r.vcpus;
@@ -285,6 +557,8 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.nvdimm_path = backing;
 	spec.nvdimm_mib = r.nvdimm_mib;
 	spec.unlink_backing = 1;
+	spec.virtio_mem_max_mib = r.vmem_mib;
+	spec.pin = r.pin;
 	spec.kvm = !strcmp(r.accel, "kvm");
 	spec.icount = !strcmp(r.clock, "icount");
 	spec.timeout_s = r.timeout_s;
@@ -305,6 +579,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		strbuf_addf(&why, "the VM did not start: %s", last_error());
 		goto record;
 	}
+	store_host_log(db, run_id, boot_id, vres.host_log.buf);
 	if (result_ingest(db, run_id, boot_id, results, &counts) < 0) {
 		strbuf_addf(&why, "cannot store the results of '%s'", results);
 		goto record;
@@ -348,7 +623,6 @@ out:
 	free(console);
 	free(results);
 	free(backing);
-	free(cmdline);
 	free(name);
 	free(template);
 	return ok ? 0 : -1;

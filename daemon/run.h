@@ -24,10 +24,18 @@ struct run_opts {
 	int hz;                       /* CONFIG_HZ, 0 unknown */
 	const char *workloads;        /* "fsdax", "fsdax,devdax" */
 	int iters;                    /* rebinds per boot */
-	unsigned long long align;     /* bytes */
-	const char *map;              /* "dev" or "mem" */
+	/* fsdax/devdax variants: lists of sizes ("2M", "4K,2M,1G") */
+	const char *fsdax_align;
+	const char *devdax_align;
+	const char *map;              /* "dev", "mem" or "dev,mem" */
+	const char *vmem_sizes;       /* virtio-mem plug steps, "8G,16G" */
+	unsigned int hotplug_iters;   /* virtio-mem/kmem cycles per boot */
+	const char *kmem_online;      /* "online,online_movable" */
+	const char *kmem_memmap;      /* "ram,on_memory" */
+	const char *extra;            /* more mmci.key=value words, or NULL */
+	int pin;                      /* pin each vCPU to its own host CPU */
 	unsigned long long nvdimm_mib;
-	unsigned long long ram_mib;
+	unsigned long long ram_mib;   /* 0 = from the workloads */
 	unsigned int vcpus;
 	const char *clock;            /* "icount", "wall" or NULL = default */
 	const char *backing;          /* "tmpfs", "disk" or NULL = auto */

@@ -6,6 +6,7 @@
  * systemd it is the journal. Allocation failure is not an error path: the
  * process aborts, as tmux's xmalloc.c does.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <time.h>
 
@@ -262,4 +263,53 @@ uint64_t now_ns(void)
 double now_s(void)
 {
 	return now_ns() / 1e9;
+}
+
+int parse_size(const char *s, unsigned long long *bytes)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+	}
+	if (*end || !v || v > (~0ULL >> shift))
+		return -1;
+	*bytes = v << shift;
+	return 0;
+}
+
+int parse_size_mib(const char *s, unsigned long long *mib)
+{
+	unsigned long long b;
+
+	if (parse_size(s, &b) < 0 || b & ((1 << 20) - 1))
+		return -1;
+	*mib = b >> 20;
+	return 0;
+}
+
+int valid_size_list(const char *list, int max)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	unsigned long long b;
+	int n = 0, ok = 1;
+
+	for (tok = strtok_r(copy, ",", &save); tok && ok;
+	     tok = strtok_r(NULL, ",", &save))
+		ok = parse_size(tok, &b) == 0 && ++n <= max;
+	free(copy);
+	return ok && n;
 }

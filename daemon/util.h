@@ -72,6 +72,17 @@ int starts_with(const char *str, const char *prefix);
 int skip_prefix(const char *str, const char *prefix, const char **out);
 int ends_with(const char *str, const char *suffix);
 
+/*
+ * "4K", "2M", "100G", "1T", "512MiB", "4096": a size in bytes (K, M, G, T
+ * are powers of 1024). Returns 0, or -1 for anything else, zero or an
+ * overflow.
+ */
+int parse_size(const char *s, unsigned long long *bytes);
+/* the same in MiB; a size that is not a whole number of MiB is invalid */
+int parse_size_mib(const char *s, unsigned long long *mib);
+/* every word of a comma list is a valid size; at most max words */
+int valid_size_list(const char *list, int max);
+
 /* monotonic clock in nanoseconds / seconds as double */
 uint64_t now_ns(void);
 double now_s(void);

@@ -19,9 +19,19 @@
  *
  * libvirt errors are turned into our error() messages at this boundary;
  * libvirt's own printing to stderr is switched off.
+ *
+ * Requests: while the guest runs, the waiting loop also reads the results
+ * file the runner writes (ttyS1) and acts on its "request" lines; the only
+ * one is a virtio-mem resize, done as `virsh update-memory-device` does:
+ * the live <memory model='virtio-mem'> element with <requested> changed,
+ * given to virDomainUpdateDeviceFlags(). The guest times the resize itself
+ * (from the device's config interrupt), so the host's reaction time of up
+ * to one loop turn does not count. What the host did is kept in
+ * vm_result.host_log, one line per request.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <linux/magic.h>
@@ -340,7 +350,8 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 						 VM_DEFAULT_RAM_MIB;
 	unsigned long long nvdimm = spec->nvdimm_path ? spec->nvdimm_mib : 0;
 	char vcpus_s[16], last_cpu[16], ram_s[24], maxmem[24], nvdimm_s[24];
-	char label_s[16], vmem_s[24], pid_s[16];
+	char label_s[16], vmem_s[24], pid_s[16], pin0[16], pin1[16];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
 	char *backing = NULL;
 	int ret = -1;
@@ -366,6 +377,14 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	xsnprintf(label_s, sizeof(label_s), "%u", spec->nvdimm_label_kib);
 	xsnprintf(vmem_s, sizeof(vmem_s), "%llu", spec->virtio_mem_max_mib);
 	xsnprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
+	/* vCPU i on host CPU ncpu - vcpus + i: the last ones, away from 0 */
+	if (spec->pin && (vcpus > 2 || ncpu < (long)vcpus)) {
+		error("domain '%s': pinning takes 1 or 2 vCPUs and as many host "
+		      "CPUs (%u vCPUs, %ld CPUs)", spec->name, vcpus, ncpu);
+		return -1;
+	}
+	xsnprintf(pin0, sizeof(pin0), "%ld", ncpu - (long)vcpus);
+	xsnprintf(pin1, sizeof(pin1), "%ld", ncpu - (long)vcpus + 1);
 
 	{
 		const int hotplug = backing || spec->virtio_mem_max_mib;
@@ -400,6 +419,10 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 						  "1" : NULL },
 			{ "VIRTIO_MEM", spec->virtio_mem_max_mib ? "1" : NULL },
 			{ "ICOUNT", spec->icount ? "1" : NULL },
+			{ "PIN", spec->pin ? "1" : NULL },
+			{ "PIN_CPU0", spec->pin ? pin0 : NULL },
+			{ "PIN_CPU1", spec->pin && vcpus > 1 ? pin1 : NULL },
+			{ "PIN1", spec->pin && vcpus > 1 ? "1" : NULL },
 		};
 
 		ret = expand_template(tmpl, vars, ARRAY_SIZE(vars), out);
@@ -449,6 +472,126 @@ static int vm_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
 		w->crashed = 1;
 	}
 	return 0;
+}
+
+/* --- requests from the guest ------------------------------------------ */
+
+struct vm_requests {
+	const char *path;	/* the results file */
+	int fd;
+	struct strbuf partial;	/* a line not finished yet */
+	unsigned long long vmem_max_mib;
+	struct strbuf *log;	/* vm_result.host_log */
+	int handled;
+};
+
+/*
+ * Replace the text of <requested ...>N</requested> inside the virtio-mem
+ * element of a live domain XML; *out gets the element alone.
+ */
+static int vmem_element(const char *xml, unsigned long long kib,
+			struct strbuf *out)
+{
+	const char *start = strstr(xml, "<memory model='virtio-mem'");
+	const char *end = start ? strstr(start, "</memory>") : NULL;
+	const char *req, *req_end, *gt;
+
+	if (!end)
+		return error("no virtio-mem device in the live domain XML");
+	end += strlen("</memory>");
+	req = strstr(start, "<requested");
+	gt = req && req < end ? strchr(req, '>') : NULL;
+	req_end = gt ? strstr(gt, "</requested>") : NULL;
+	if (!req_end || req_end > end)
+		return error("no <requested> in the virtio-mem device");
+	strbuf_reset(out);
+	strbuf_add(out, start, req - start);
+	strbuf_addf(out, "<requested unit='KiB'>%llu", kib);
+	strbuf_add(out, req_end, end - req_end);
+	return 0;
+}
+
+static int vmem_resize(virDomainPtr dom, unsigned long long mib)
+{
+	struct strbuf el = STRBUF_INIT;
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	int ret = -1;
+
+	if (!xml)
+		return error("cannot read the live domain XML: %s",
+			     virGetLastErrorMessage());
+	if (vmem_element(xml, mib << 10, &el) == 0) {
+		if (virDomainUpdateDeviceFlags(dom, el.buf,
+					       VIR_DOMAIN_AFFECT_LIVE) < 0)
+			error("virDomainUpdateDeviceFlags: %s",
+			      virGetLastErrorMessage());
+		else
+			ret = 0;
+	}
+	free(xml);
+	strbuf_release(&el);
+	return ret;
+}
+
+static void vm_request(struct vm_requests *rq, virDomainPtr dom,
+		       const char *line, double t)
+{
+	json_t *o = json_loads(line, 0, NULL);
+	const char *type = NULL, *action = NULL;
+	json_int_t mib = -1, seq = 0;
+	int rc = -1;
+
+	if (!o || json_unpack(o, "{s:s, s?:s, s?:I, s?:I}", "type", &type,
+			      "action", &action, "requested_mib", &mib, "seq",
+			      &seq) < 0 || strcmp(type, "request")) {
+		json_decref(o);
+		return;	/* not a request: result.c judges it later */
+	}
+	rq->handled++;
+	if (!action || strcmp(action, "virtio-mem-resize"))
+		error("unknown request '%s'", action ? action : "(none)");
+	else if (!rq->vmem_max_mib)
+		error("virtio-mem resize asked for, but the domain has no "
+		      "virtio-mem device");
+	else if (mib < 0 || (unsigned long long)mib > rq->vmem_max_mib ||
+		 mib % 2)
+		error("virtio-mem size %lld MiB is not a multiple of 2 MiB "
+		      "within 0..%llu", (long long)mib, rq->vmem_max_mib);
+	else
+		rc = vmem_resize(dom, mib);
+	strbuf_addf(rq->log, "%.3f s: request %lld %s %lld MiB: %s\n", t,
+		    (long long)seq, action ? action : "?", (long long)mib,
+		    rc ? last_error() : "done");
+	json_decref(o);
+}
+
+/* read what the runner wrote since the last call and act on requests */
+static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
+			     double t0)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (rq->fd < 0) {
+		rq->fd = open(rq->path, O_RDONLY | O_CLOEXEC);
+		if (rq->fd < 0)
+			return;
+	}
+	while ((n = read(rq->fd, buf, sizeof(buf))) > 0) {
+		const char *p = buf, *nl;
+
+		while ((nl = memchr(p, '\n', buf + n - p))) {
+			strbuf_add(&rq->partial, p, nl - p);
+			if (strstr(rq->partial.buf, "\"request\""))
+				vm_request(rq, dom, rq->partial.buf,
+					   now_s() - t0);
+			strbuf_reset(&rq->partial);
+			p = nl + 1;
+		}
+		/* the runner writes whole lines: a long tail is noise */
+		if (rq->partial.len + (buf + n - p) < 65536)
+			strbuf_add(&rq->partial, p, buf + n - p);
+	}
 }
 
 static void vm_tick(int timer, void *opaque)
@@ -568,7 +711,7 @@ static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
 /* wait for the end of @dom; fills @w, returns 1 on timeout */
 static int vm_wait(virConnectPtr conn, virDomainPtr dom,
 		   const struct vm_spec *spec, double t0, struct vm_watch *w,
-		   char **lost)
+		   struct vm_requests *rq, char **lost)
 {
 	double deadline = spec->timeout_s ? t0 + spec->timeout_s : 0;
 	double next_poll = 0, gone_at = 0;
@@ -583,6 +726,8 @@ static int vm_wait(virConnectPtr conn, virDomainPtr dom,
 			return 0;
 		if (!gone_at && deadline && now >= deadline)
 			return 1;
+		if (!gone_at && rq)
+			vm_poll_requests(rq, dom, t0);
 		if (!gone_at && now >= next_poll) {
 			int state, reason;
 
@@ -620,6 +765,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	const char *tpath = spec->template_path ? spec->template_path :
 						  VM_DEFAULT_TEMPLATE;
 	struct vm_watch w = { .name = spec->name };
+	struct vm_requests rq = { .fd = -1, .partial = STRBUF_INIT };
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
 	int cb = -1, timer = -1, timed_out, ret = -1;
@@ -627,6 +773,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	double t0, t1;
 
 	memset(res, 0, sizeof(*res));
+	strbuf_init(&res->host_log, 0);
 	res->exit_kind = VM_START_FAILED;
 
 	if (strbuf_read_file(&tmpl, tpath, 4096) < 0) {
@@ -696,7 +843,10 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	    unlink(spec->nvdimm_path) < 0)
 		log_warn("cannot unlink '%s'", spec->nvdimm_path);
 
-	timed_out = vm_wait(conn, dom, spec, t0, &w, &lost);
+	rq.path = spec->results_log;
+	rq.vmem_max_mib = spec->virtio_mem_max_mib;
+	rq.log = &res->host_log;
+	timed_out = vm_wait(conn, dom, spec, t0, &w, &rq, &lost);
 	if (timed_out) {
 		if (!w.end_s)
 			w.end_s = now_s();
@@ -723,6 +873,9 @@ out:
 	if (conn)
 		virConnectClose(conn);
 	free(lost);
+	if (rq.fd >= 0)
+		close(rq.fd);
+	strbuf_release(&rq.partial);
 	strbuf_release(&tmpl);
 	strbuf_release(&xml);
 	return ret;
@@ -734,6 +887,7 @@ void vm_result_release(struct vm_result *res)
 	free(res->libvirt_version);
 	free(res->domain_xml);
 	res->qemu_version = res->libvirt_version = res->domain_xml = NULL;
+	strbuf_release(&res->host_log);
 }
 
 const char *vm_exit_kind_name(enum vm_exit_kind kind)

@@ -45,6 +45,7 @@ struct vm_spec {
 				 * QEMU 7.2 then hangs bringing up a second
 				 * vCPU, so icount guests get 1 vCPU */
 	const char *cpu_model;	/* TCG CPU model, NULL = VM_DEFAULT_CPU_MODEL */
+	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */
 	unsigned int timeout_s;	/* s, hard limit for boot + run; 0 = none */
 	const char *template_path;	/* NULL = VM_DEFAULT_TEMPLATE */
 };
@@ -65,6 +66,8 @@ struct vm_result {
 	char *libvirt_version;	/* "9.0.0", caller frees */
 	char *domain_xml;	/* the XML libvirt was given, caller frees */
 	char error[256];	/* why, when exit_kind != VM_POWEROFF */
+	/* what the host did on the guest's requests, a line each */
+	struct strbuf host_log;
 };
 
 /**

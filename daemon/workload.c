@@ -48,14 +48,33 @@ static const struct metric_def vmalloc_metrics[] = {
 	{ NULL }
 };
 
+static const struct metric_def vmem_metrics[] = {
+	{ "plug", "ms", 1, 0.001,
+	  "virtio-mem plug to the variant's size, from the device's config "
+	  "interrupt until every block is present" },
+	{ "unplug", "ms", 1, 0.001,
+	  "virtio-mem unplug of everything, from the config interrupt until "
+	  "the guest is back to its boot memory" },
+	{ NULL }
+};
+
+static const struct metric_def kmem_metrics[] = {
+	{ "online", "ms", 1, 0.001,
+	  "kmem takes the devdax device: add_memory and auto-online of all "
+	  "of it" },
+	{ "offline", "ms", 1, 0.001,
+	  "offline of every block and removal (kmem unbind)" },
+	{ NULL }
+};
+
 const struct workload_def workload_defs[] = {
 	{ "fsdax",
 	  "nd_pmem: convert namespace0.0 to fsdax (pfn), bind it, rebind N "
 	  "times",
-	  "mmci.iters mmci.align mmci.map", bind_metrics },
+	  "mmci.iters mmci.fsdax_align mmci.map", bind_metrics },
 	{ "devdax",
 	  "dax_pmem: convert namespace0.0 to devdax, bind it, rebind N times",
-	  "mmci.iters mmci.align mmci.map", bind_metrics },
+	  "mmci.iters mmci.devdax_align mmci.map", bind_metrics },
 	{ "vmap",
 	  "mmci_bench.ko: ioremap, vmalloc, vmalloc_huge and vmap timings",
 	  "mmci.bench_iters mmci.ioremap_phys", vmap_metrics },
@@ -67,6 +86,15 @@ const struct workload_def workload_defs[] = {
 	  "the kernel's test_vmalloc performance tests",
 	  "mmci.bench_iters mmci.vmalloc_mask mmci.vmalloc_loops "
 	  "mmci.vmalloc_repeat", vmalloc_metrics },
+	{ "virtio-mem",
+	  "virtio-mem plug in steps and unplug, resized by the host through "
+	  "libvirt",
+	  "mmci.vmem_sizes mmci.hotplug_iters", vmem_metrics },
+	{ "kmem",
+	  "namespace0.0 as devdax, onlined as system RAM by kmem and taken "
+	  "back",
+	  "mmci.kmem_online mmci.kmem_memmap mmci.hotplug_iters",
+	  kmem_metrics },
 	{ NULL }
 };
 

@@ -59,6 +59,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner.h"
+
 #define RUNNER_VERSION "1"
 #define SCHEMA_VERSION 1
 
@@ -75,6 +77,8 @@
 #define MAX_ITERS 100000
 #define DEFAULT_ALIGN 2097152UL
 #define DEFAULT_OUT "/dev/ttyS1"
+#define DEFAULT_VMEM_MIB 8192, 16384	/* virtio-mem plug steps */
+#define DEFAULT_HOTPLUG_ITERS 3
 
 #define NAMESPACE_WAIT_MS 30000	/* for namespace0.0 to appear */
 #define MEMMAP_WAIT_MS 2000	/* for a memmap line after a bind returned */
@@ -95,26 +99,6 @@
 #define DEFAULT_VMALLOC_REPEAT 1
 #define MODULE_WAIT_MS 1800000	/* for one module load to return */
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define PRINTF(f, a) __attribute__((format(printf, f, a)))
-
-/* the house rules: daemon/banned.h has no dependencies, so it serves here too */
-#include "banned.h"
-
-struct params {
-	char *workloads;	/* comma separated */
-	unsigned int iters;	/* rebinds after the first bind */
-	unsigned long align;	/* bytes */
-	int map_mem;		/* memmap in RAM ("mem") instead of on device */
-	char *out;		/* path of the JSON lines output */
-	/* module workloads (vmap, memremap, vmalloc) */
-	unsigned int bench_iters; /* mmci_bench iters, test_vmalloc loads */
-	char *memremap_size;	/* memparse syntax, e.g. "4G" */
-	unsigned long ioremap_phys;	/* 0: a free physical range */
-	unsigned long vmalloc_mask;	/* test_vmalloc run_test_mask */
-	unsigned int vmalloc_loops;	/* test_vmalloc test_loop_count */
-	unsigned int vmalloc_repeat;	/* test_vmalloc test_repeat_count */
-};
 
 /* one personality of namespace0.0 that a workload binds and rebinds */
 struct workload {
@@ -140,24 +124,22 @@ struct memmap_stat {
 struct run {
 	const struct workload *w;
 	const struct params *p;
+	unsigned long align;	/* of this variant, bytes */
+	int map_mem;		/* memmap in RAM ("mem") instead of on device */
 	char seed[64];		/* e.g. "pfn0.0" */
 	char region[PATH_MAX];	/* sysfs directory of the region */
 	int samples;		/* samples written */
 };
 
 static int out_fd = -1;
+static char variant[128];	/* of every record; "" for none */
 static int kmsg_fd = -1;
 static int dyndbg_ok;
 static char pending[16][256];	/* errors found before the output is open */
 static unsigned int nr_pending;
 
-/* growable string; buf is never NULL after sb_init() */
-struct sb {
-	char *buf;
-	size_t len, alloc;
-};
 
-static void *xrealloc(void *ptr, size_t size)
+void *xrealloc(void *ptr, size_t size)
 {
 	void *ret = realloc(ptr, size);
 
@@ -168,7 +150,7 @@ static void *xrealloc(void *ptr, size_t size)
 	return ret;
 }
 
-static char *xstrdup(const char *s)
+char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 
@@ -176,7 +158,7 @@ static char *xstrdup(const char *s)
 }
 
 /* snprintf for buffers whose size is known to suffice: abort if not */
-static int PRINTF(3, 4) xsnprintf(char *dst, size_t max, const char *fmt, ...)
+int PRINTF(3, 4) xsnprintf(char *dst, size_t max, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -191,7 +173,7 @@ static int PRINTF(3, 4) xsnprintf(char *dst, size_t max, const char *fmt, ...)
 	return n;
 }
 
-static void sb_init(struct sb *sb)
+void sb_init(struct sb *sb)
 {
 	sb->alloc = 256;
 	sb->len = 0;
@@ -199,14 +181,14 @@ static void sb_init(struct sb *sb)
 	sb->buf[0] = '\0';
 }
 
-static void sb_release(struct sb *sb)
+void sb_release(struct sb *sb)
 {
 	free(sb->buf);
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
 }
 
-static void sb_grow(struct sb *sb, size_t extra)
+void sb_grow(struct sb *sb, size_t extra)
 {
 	if (sb->len + extra + 1 <= sb->alloc)
 		return;
@@ -215,14 +197,14 @@ static void sb_grow(struct sb *sb, size_t extra)
 	sb->buf = xrealloc(sb->buf, sb->alloc);
 }
 
-static void sb_addch(struct sb *sb, char c)
+void sb_addch(struct sb *sb, char c)
 {
 	sb_grow(sb, 1);
 	sb->buf[sb->len++] = c;
 	sb->buf[sb->len] = '\0';
 }
 
-static void PRINTF(2, 0) sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
+void PRINTF(2, 0) sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
@@ -239,7 +221,7 @@ static void PRINTF(2, 0) sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
 	sb->len += n;
 }
 
-static void PRINTF(2, 3) sb_addf(struct sb *sb, const char *fmt, ...)
+void PRINTF(2, 3) sb_addf(struct sb *sb, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -252,7 +234,7 @@ static void PRINTF(2, 3) sb_addf(struct sb *sb, const char *fmt, ...)
  * Append s as a JSON string with its quotes. Bytes outside printable ASCII
  * become \u00XX, so the line is valid JSON whatever the kernel printed.
  */
-static void sb_add_json(struct sb *sb, const char *s)
+void sb_add_json(struct sb *sb, const char *s)
 {
 	const unsigned char *p;
 
@@ -274,7 +256,7 @@ static void sb_add_json(struct sb *sb, const char *s)
 	sb_addch(sb, '"');
 }
 
-static long long now_ns(void)
+long long now_ns(void)
 {
 	struct timespec ts;
 
@@ -321,7 +303,41 @@ static void record_start(struct sb *sb, const char *type)
 	sb_addf(sb, "{\"v\":%d,\"type\":\"%s\"", SCHEMA_VERSION, type);
 }
 
-static void PRINTF(3, 4) emit_error(const char *workload, int iter,
+/* the variant of a sample, info or error record */
+static void add_variant(struct sb *sb)
+{
+	if (!variant[0])
+		return;
+	sb_addf(sb, ",\"variant\":");
+	sb_add_json(sb, variant);
+}
+
+void set_variant(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(variant, sizeof(variant), fmt, ap);
+	va_end(ap);
+}
+
+void clear_variant(void)
+{
+	variant[0] = '\0';
+}
+
+void emit_request(const char *workload, const char *fields)
+{
+	struct sb sb;
+
+	record_start(&sb, "request");
+	sb_addf(&sb, ",\"workload\":");
+	sb_add_json(&sb, workload);
+	sb_addf(&sb, ",%s", fields);
+	emit(&sb);
+}
+
+void PRINTF(3, 4) emit_error(const char *workload, int iter,
 				    const char *fmt, ...)
 {
 	struct sb msg, sb;
@@ -341,13 +357,14 @@ static void PRINTF(3, 4) emit_error(const char *workload, int iter,
 	}
 	if (iter >= 0)
 		sb_addf(&sb, ",\"iter\":%d", iter);
+	add_variant(&sb);
 	sb_addf(&sb, ",\"msg\":");
 	sb_add_json(&sb, msg.buf);
 	emit(&sb);
 	sb_release(&msg);
 }
 
-static void emit_info(const char *workload, const char *key, const char *value)
+void emit_info(const char *workload, const char *key, const char *value)
 {
 	struct sb sb;
 
@@ -356,6 +373,7 @@ static void emit_info(const char *workload, const char *key, const char *value)
 		sb_addf(&sb, ",\"workload\":");
 		sb_add_json(&sb, workload);
 	}
+	add_variant(&sb);
 	sb_addf(&sb, ",\"key\":");
 	sb_add_json(&sb, key);
 	sb_addf(&sb, ",\"value\":");
@@ -363,7 +381,7 @@ static void emit_info(const char *workload, const char *key, const char *value)
 	emit(&sb);
 }
 
-static void emit_info_ul(const char *workload, const char *key,
+void emit_info_ul(const char *workload, const char *key,
 			 unsigned long value)
 {
 	char buf[32];
@@ -372,7 +390,7 @@ static void emit_info_ul(const char *workload, const char *key,
 	emit_info(workload, key, buf);
 }
 
-static void emit_sample_unit(const char *workload, const char *metric,
+void emit_sample_unit(const char *workload, const char *metric,
 			     const char *unit, int iter, double value,
 			     int decimals)
 {
@@ -381,6 +399,7 @@ static void emit_sample_unit(const char *workload, const char *metric,
 	record_start(&sb, "sample");
 	sb_addf(&sb, ",\"workload\":");
 	sb_add_json(&sb, workload);
+	add_variant(&sb);
 	sb_addf(&sb, ",\"metric\":\"%s\",\"unit\":\"%s\",\"iter\":%d", metric,
 		unit, iter);
 	sb_addf(&sb, ",\"value\":%.*f", decimals, value);
@@ -419,7 +438,7 @@ static void PRINTF(1, 2) pending_error(const char *fmt, ...)
  * Read a small sysfs or proc file into buf, without the trailing newline.
  * Returns 0, or -errno.
  */
-static int read_file(const char *path, char *buf, size_t size)
+int read_file(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd, err;
@@ -442,7 +461,7 @@ static int read_file(const char *path, char *buf, size_t size)
  * Write val to the sysfs attribute path in one write(). If ms is not NULL it
  * receives the time the write took. Returns 0, or -errno.
  */
-static int sysfs_write(const char *path, const char *val, double *ms)
+int sysfs_write(const char *path, const char *val, double *ms)
 {
 	size_t len = strlen(val);
 	long long t0, t1;
@@ -467,7 +486,7 @@ static int sysfs_write(const char *path, const char *val, double *ms)
 }
 
 /* quote a value for a message: "pmem\n" is shown as 'pmem' */
-static const char *shown(const char *val, char *buf, size_t size)
+const char *shown(const char *val, char *buf, size_t size)
 {
 	size_t n = strlen(val);
 
@@ -528,7 +547,7 @@ static int unbind_any(struct run *r, int iter, const char *dev)
 	return attr_write(r, iter, NULL, attr, dev, NULL);
 }
 
-static int wait_for_path(const char *path, int timeout_ms)
+int wait_for_path(const char *path, int timeout_ms)
 {
 	long long end = now_ns() + timeout_ms * 1000000LL;
 
@@ -593,7 +612,7 @@ static void kmsg_collect(struct memmap_stat *st)
 	}
 }
 
-static void kmsg_skip(void)
+void kmsg_skip(void)
 {
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
@@ -750,15 +769,15 @@ static int configure_seed(struct run *r)
 	char uuid[64], align[32];
 
 	make_uuid(uuid, sizeof(uuid));
-	xsnprintf(align, sizeof(align), "%lu\n", r->p->align);
+	xsnprintf(align, sizeof(align), "%lu\n", r->align);
 	if (attr_write(r, -1, r->seed, "uuid", uuid, NULL) ||
 	    attr_write(r, -1, r->seed, "mode",
-		       r->p->map_mem ? "ram\n" : "pmem\n", NULL) ||
+		       r->map_mem ? "ram\n" : "pmem\n", NULL) ||
 	    attr_write(r, -1, r->seed, "align", align, NULL) ||
 	    attr_write(r, -1, r->seed, "namespace", NAMESPACE "\n", NULL))
 		return -1;
 	emit_info(r->w->name, "seed", r->seed);
-	emit_info(r->w->name, "map", r->p->map_mem ? "mem" : "dev");
+	emit_info(r->w->name, "map", r->map_mem ? "mem" : "dev");
 	info_attr(r, r->seed, "mode", "mode");
 	info_attr(r, r->seed, "align", "align");
 	info_attr(r, NAMESPACE, "size", "namespace_size");
@@ -836,15 +855,75 @@ static void restore(struct run *r)
 	attr_write(r, -1, NAMESPACE, "force_raw", "0\n", NULL);
 }
 
+/* a size as the variant names it: 4K, 2M, 1G */
+static void size_name(unsigned long bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	int i = -1;
+
+	while (bytes >= 1024 && !(bytes % 1024) && i < 3) {
+		bytes /= 1024;
+		i++;
+	}
+	if (i < 0)
+		xsnprintf(buf, size, "%lu", bytes);
+	else
+		xsnprintf(buf, size, "%lu%c", bytes, units[i]);
+}
+
 /*
- * Run one workload: first bind, then p->iters rebinds. Returns 0, or -1 if
- * it produced nothing (a failed workload).
+ * One variant of a workload: first bind, then p->iters rebinds. Returns
+ * 0, or -1 if it produced nothing.
+ */
+static int run_variant(struct run *r)
+{
+	const struct workload *w = r->w;
+	char attr[128];
+	unsigned int i, failures = 0;
+	int before = r->samples;
+
+	release_namespace(r);
+	find_seed(r);
+	if (configure_seed(r)) {
+		attr_write(r, -1, r->seed, "namespace", "\n", NULL);
+		return -1;
+	}
+	if (bind_once(r, 0)) {
+		restore(r);
+		return -1;
+	}
+
+	xsnprintf(attr, sizeof(attr), "%s/unbind", w->driver);
+	for (i = 1; i <= r->p->iters && failures < MAX_BIND_FAILURES; i++) {
+		if (attr_write(r, i, NULL, attr, r->seed, NULL) ||
+		    bind_once(r, i))
+			failures++;
+		else
+			failures = 0;
+	}
+	if (failures >= MAX_BIND_FAILURES)
+		emit_error(w->name, -1, "%u binds failed in a row, giving up",
+			   failures);
+	restore(r);
+	return r->samples > before ? 0 : -1;
+}
+
+/*
+ * Run one workload in each of its variants: every alignment asked for,
+ * with the memmap on the device and/or in RAM. A variant the kernel
+ * refuses (an alignment it does not support) is a recorded error; the
+ * others still run. Returns 0 if any variant gave samples.
  */
 static int run_workload(const struct workload *w, const struct params *p)
 {
 	struct run r = { .w = w, .p = p };
-	char path[PATH_MAX], attr[128];
-	unsigned int i, failures = 0;
+	const unsigned long *aligns = strcmp(w->name, "fsdax") ?
+				      p->devdax_align : p->fsdax_align;
+	unsigned int nr = strcmp(w->name, "fsdax") ? p->nr_devdax_align :
+						     p->nr_fsdax_align;
+	char path[PATH_MAX], aname[32];
+	unsigned int i, m;
+	int ok = 0;
 
 	xsnprintf(path, sizeof(path), "%s/%s", ND_DRIVERS, w->driver);
 	if (access(path, F_OK)) {
@@ -853,31 +932,98 @@ static int run_workload(const struct workload *w, const struct params *p)
 			   w->driver);
 		return -1;
 	}
+	for (m = MAP_DEV; m <= MAP_MEM; m <<= 1) {
+		if (!(p->maps & m))
+			continue;
+		for (i = 0; i < nr; i++) {
+			r.align = aligns[i];
+			r.map_mem = m == MAP_MEM;
+			size_name(r.align, aname, sizeof(aname));
+			set_variant("align=%s,map=%s", aname,
+				    r.map_mem ? "mem" : "dev");
+			if (!run_variant(&r))
+				ok = 1;
+		}
+	}
+	clear_variant();
+	return ok ? 0 : -1;
+}
 
-	release_namespace(&r);
-	find_seed(&r);
-	if (configure_seed(&r)) {
-		attr_write(&r, -1, r.seed, "namespace", "\n", NULL);
+/* the dax bus device under an nd dax device, e.g. dax0.0 */
+static int dax_bus_device(const char *seed, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int rc = -1;
+
+	xsnprintf(path, sizeof(path), "%s/%s", ND_DEVICES, seed);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		char sub[PATH_MAX];
+
+		if (strncmp(de->d_name, "dax", 3))
+			continue;
+		xsnprintf(sub, sizeof(sub), "/sys/bus/dax/devices/%s",
+			  de->d_name);
+		if (access(sub, F_OK))
+			continue;
+		xsnprintf(buf, size, "%s", de->d_name);
+		rc = 0;
+		break;
+	}
+	closedir(dir);
+	return rc;
+}
+
+static const struct workload devdax_kmem = {
+	"kmem", "dax_seed", "dax0.0", "dax_pmem"
+};
+static struct params kmem_params;
+static struct run kmem_run = { .w = &devdax_kmem, .p = &kmem_params };
+
+int nd_devdax_setup(const char *workload, unsigned long align, char *daxdev,
+		    size_t size)
+{
+	struct run *r = &kmem_run;
+	char path[PATH_MAX], attr[128];
+
+	(void)workload;
+	xsnprintf(path, sizeof(path), "%s/%s", ND_DRIVERS, r->w->driver);
+	if (access(path, F_OK)) {
+		emit_error(r->w->name, -1,
+			   "driver '%s' is not registered (module not loaded?)",
+			   r->w->driver);
 		return -1;
 	}
-	if (bind_once(&r, 0)) {
-		restore(&r);
+	r->align = align;
+	r->map_mem = 0;
+	release_namespace(r);
+	find_seed(r);
+	if (configure_seed(r)) {
+		attr_write(r, -1, r->seed, "namespace", "\n", NULL);
 		return -1;
 	}
-
-	xsnprintf(attr, sizeof(attr), "%s/unbind", w->driver);
-	for (i = 1; i <= p->iters && failures < MAX_BIND_FAILURES; i++) {
-		if (attr_write(&r, i, NULL, attr, r.seed, NULL) ||
-		    bind_once(&r, i))
-			failures++;
-		else
-			failures = 0;
+	xsnprintf(attr, sizeof(attr), "%s/bind", r->w->driver);
+	if (attr_write(r, -1, NULL, attr, r->seed, NULL)) {
+		restore(r);
+		return -1;
 	}
-	if (failures >= MAX_BIND_FAILURES)
-		emit_error(w->name, -1, "%u binds failed in a row, giving up",
-			   failures);
-	restore(&r);
-	return r.samples ? 0 : -1;
+	if (dax_bus_device(r->seed, daxdev, size)) {
+		emit_error(r->w->name, -1, "no dax bus device under %s/%s",
+			   ND_DEVICES, r->seed);
+		restore(r);
+		return -1;
+	}
+	return 0;
+}
+
+void nd_devdax_teardown(const char *workload)
+{
+	(void)workload;
+	restore(&kmem_run);
 }
 
 /*
@@ -1300,6 +1446,8 @@ static const struct modwork modworks[] = {
 	{ "vmap", run_vmap },
 	{ "memremap", run_memremap },
 	{ "vmalloc", run_vmalloc },
+	{ "virtio-mem", run_virtio_mem },
+	{ "kmem", run_kmem },
 };
 
 static int parse_ulong(const char *s, int base, unsigned long *v)
@@ -1321,6 +1469,79 @@ static int valid_size(const char *s)
 	return !s[n] || (strchr("KMGTkmgt", s[n]) && !s[n + 1]);
 }
 
+int parse_size(const char *s, unsigned long *bytes)
+{
+	static const char units[] = "KMGT";
+	unsigned long v;
+	char *end;
+	const char *u;
+	int shift;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno)
+		return -1;
+	if (!*end) {
+		*bytes = v;
+		return 0;
+	}
+	u = strchr(units, toupper((unsigned char)*end));
+	if (!u || end[1])
+		return -1;
+	shift = 10 * (int)(u - units + 1);
+	if (v > (~0UL >> shift))
+		return -1;
+	*bytes = v << shift;
+	return 0;
+}
+
+/* "4K,2M,1G": up to MAX_LIST non-zero sizes; *nr is kept on an error */
+static int parse_sizes(const char *val, unsigned long *out, unsigned int *nr)
+{
+	unsigned long tmp[MAX_LIST];
+	char *copy = xstrdup(val), *tok, *save = NULL;
+	unsigned int n = 0;
+	int rc = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_LIST || parse_size(tok, &tmp[n]) || !tmp[n])
+			rc = -1;
+		n++;
+	}
+	free(copy);
+	if (rc || !n)
+		return -1;
+	memcpy(out, tmp, n * sizeof(*out));
+	*nr = n;
+	return 0;
+}
+
+/* "dev,mem" against names[]: bit i for names[i]; *bits kept on an error */
+static int parse_flags(const char *val, const char *const *names,
+		       unsigned int *bits)
+{
+	char *copy = xstrdup(val), *tok, *save = NULL;
+	unsigned int b = 0, i;
+	int rc = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; names[i] && strcmp(names[i], tok); i++)
+			;
+		if (!names[i])
+			rc = -1;
+		b |= 1U << i;
+	}
+	free(copy);
+	if (rc || !b)
+		return -1;
+	*bits = b;
+	return 0;
+}
+
 static void param_set(struct params *p, const char *key, const char *val)
 {
 	unsigned long v;
@@ -1335,17 +1556,51 @@ static void param_set(struct params *p, const char *key, const char *val)
 		else
 			p->iters = v;
 	} else if (!strcmp(key, "mmci.align")) {
-		if (parse_ulong(val, 0, &v) || !v)
-			pending_error("invalid mmci.align '%s', using %lu", val,
-				      p->align);
-		else
-			p->align = v;
+		/* both workloads, as before the lists existed */
+		if (parse_sizes(val, p->fsdax_align, &p->nr_fsdax_align) ||
+		    parse_sizes(val, p->devdax_align, &p->nr_devdax_align))
+			pending_error("invalid mmci.align '%s'", val);
+	} else if (!strcmp(key, "mmci.fsdax_align")) {
+		if (parse_sizes(val, p->fsdax_align, &p->nr_fsdax_align))
+			pending_error("invalid mmci.fsdax_align '%s'", val);
+	} else if (!strcmp(key, "mmci.devdax_align")) {
+		if (parse_sizes(val, p->devdax_align, &p->nr_devdax_align))
+			pending_error("invalid mmci.devdax_align '%s'", val);
 	} else if (!strcmp(key, "mmci.map")) {
-		if (!strcmp(val, "dev") || !strcmp(val, "mem"))
-			p->map_mem = !strcmp(val, "mem");
+		static const char *const names[] = { "dev", "mem", NULL };
+
+		if (parse_flags(val, names, &p->maps))
+			pending_error("invalid mmci.map '%s' (dev,mem)", val);
+	} else if (!strcmp(key, "mmci.vmem_sizes")) {
+		unsigned long b[MAX_LIST];
+		unsigned int n, i;
+
+		if (parse_sizes(val, b, &n)) {
+			pending_error("invalid mmci.vmem_sizes '%s'", val);
+		} else {
+			for (i = 0; i < n; i++)
+				p->vmem_mib[i] = b[i] >> 20;
+			p->nr_vmem = n;
+		}
+	} else if (!strcmp(key, "mmci.hotplug_iters")) {
+		if (parse_ulong(val, 10, &v) || !v || v > MAX_ITERS)
+			pending_error("invalid mmci.hotplug_iters '%s', using %u",
+				      val, p->hotplug_iters);
 		else
-			pending_error("invalid mmci.map '%s', using %s", val,
-				      p->map_mem ? "mem" : "dev");
+			p->hotplug_iters = v;
+	} else if (!strcmp(key, "mmci.kmem_online")) {
+		static const char *const names[] = { "online",
+						     "online_movable", NULL };
+
+		if (parse_flags(val, names, &p->kmem_online))
+			pending_error("invalid mmci.kmem_online '%s' "
+				      "(online,online_movable)", val);
+	} else if (!strcmp(key, "mmci.kmem_memmap")) {
+		static const char *const names[] = { "ram", "on_memory", NULL };
+
+		if (parse_flags(val, names, &p->kmem_memmap))
+			pending_error("invalid mmci.kmem_memmap '%s' "
+				      "(ram,on_memory)", val);
 	} else if (!strcmp(key, "mmci.out")) {
 		free(p->out);
 		p->out = xstrdup(val);
@@ -1521,7 +1776,16 @@ int main(void)
 	struct params p = {
 		.workloads = xstrdup(DEFAULT_WORKLOADS),
 		.iters = DEFAULT_ITERS,
-		.align = DEFAULT_ALIGN,
+		.fsdax_align = { DEFAULT_ALIGN },
+		.nr_fsdax_align = 1,
+		.devdax_align = { DEFAULT_ALIGN },
+		.nr_devdax_align = 1,
+		.maps = MAP_DEV,
+		.vmem_mib = { DEFAULT_VMEM_MIB },
+		.nr_vmem = 2,
+		.hotplug_iters = DEFAULT_HOTPLUG_ITERS,
+		.kmem_online = ONLINE_KERNEL | ONLINE_MOVABLE,
+		.kmem_memmap = MEMMAP_RAM | MEMMAP_ON_MEMORY,
 		.out = xstrdup(DEFAULT_OUT),
 		.bench_iters = DEFAULT_BENCH_ITERS,
 		.memremap_size = xstrdup(DEFAULT_MEMREMAP_SIZE),

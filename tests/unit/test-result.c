@@ -53,6 +53,30 @@ int main(void)
 	ok(!parses("{\"v\":1,\"type\":\"error\",\"workload\":\"devdax\","
 		   "\"msg\":\"no such device\"}", &rec, why), "error parses");
 
+	ok(!result_parse_line("{\"v\":1,\"type\":\"sample\",\"workload\":"
+			      "\"devdax\",\"variant\":\"align=2M,map=dev\","
+			      "\"metric\":\"rebind_wall\",\"unit\":\"ms\","
+			      "\"iter\":1,\"value\":12.5}", &json, &rec, why,
+			      sizeof(why)), "a sample with a variant parses");
+	is_str(rec.variant, "align=2M,map=dev", "variant");
+	result_free_json(json);
+	ok(!parses("{\"v\":1,\"type\":\"sample\",\"workload\":\"fsdax\","
+		   "\"metric\":\"m\",\"unit\":\"ms\",\"iter\":1,\"value\":1}",
+		   &rec, why) && !rec.variant, "no variant is NULL");
+	ok(!result_parse_line("{\"v\":1,\"type\":\"request\",\"workload\":"
+			      "\"virtio-mem\",\"action\":\"virtio-mem-resize\","
+			      "\"requested_mib\":8192,\"seq\":1}", &json, &rec,
+			      why, sizeof(why)), "a request parses");
+	is_str(rec.key, "virtio-mem-resize", "request action");
+	result_free_json(json);
+	rejected("{\"v\":1,\"type\":\"request\",\"workload\":\"kmem\"}",
+		 "request without");
+	rejected("{\"v\":1,\"type\":\"sample\",\"workload\":\"fsdax\","
+		 "\"variant\":\"a b\",\"metric\":\"m\",\"unit\":\"ms\","
+		 "\"iter\":1,\"value\":1}", "bad variant");
+	rejected("{\"v\":1,\"type\":\"info\",\"workload\":\"fsdax\","
+		 "\"variant\":7,\"key\":\"k\",\"value\":\"v\"}",
+		 "bad variant");
 	rejected("not json at all", "not JSON");
 	rejected("[1,2,3]", "not a JSON object");
 	rejected("{\"v\":2,\"type\":\"done\"}", "schema version");

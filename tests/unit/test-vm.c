@@ -115,6 +115,28 @@ static void test_icount_and_label(void)
 	strbuf_release(&x);
 }
 
+static void test_pinning(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char want[64];
+
+	spec.pin = 1;
+	spec.vcpus = 1;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "a pinned 1-vCPU spec expands");
+	xsnprintf(want, sizeof(want), "<vcpupin vcpu='0' cpuset='%ld'/>",
+		  ncpu - 1);
+	ok(has(&x, want), "vCPU 0 on the last host CPU");
+	ok(!has(&x, "vcpu='1'"), "no second vcpupin");
+	spec.vcpus = 3;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "3 pinned vCPUs are refused");
+	spec.pin = 0;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "unpinned expands");
+	ok(!has(&x, "cputune"), "no cputune unpinned");
+	strbuf_release(&x);
+}
+
 static void test_escaping_and_paths(void)
 {
 	struct vm_spec spec = base_spec();
@@ -197,6 +219,7 @@ int main(void)
 	test_plain_and_kvm();
 	test_icount_and_label();
 	test_escaping_and_paths();
+	test_pinning();
 	test_bad_specs();
 	test_template_syntax();
 	strbuf_release(&tmpl);
