@@ -85,24 +85,23 @@ static long long max_size_mib(const char *list)
 /*
  * The memmap is 64 bytes per 4 KiB page: 1/64 of the memory it describes.
  * It lands in the guest's RAM for map=mem binds, for kmem without
- * memmap_on_memory and for plugged virtio-mem memory; the guest gets
+ * memmap_on_memory and for plugged virtio-mem memory. The guest gets
  * 1 GiB plus the largest of those, plus a quarter for the page tables and
- * allocations around it.
+ * allocations around it. It depends on the sizes only, not on the variants
+ * asked for, so that runs of other variants keep the same set-up and stay
+ * comparable; RAM the guest does not touch costs the host nothing.
  */
 static unsigned long long guest_ram_mib(const struct run_opts *o,
 					const char *wl, long long vmem_mib)
 {
-	unsigned long long need = 0, memmap = o->nvdimm_mib / 64;
+	unsigned long long need = 0;
 
 	if (o->ram_mib)
 		return o->ram_mib;
-	if ((has_word(wl, "fsdax") || has_word(wl, "devdax")) &&
-	    has_word(o->map, "mem"))
-		need = memmap;
-	if (has_word(wl, "kmem") && has_word(o->kmem_memmap, "ram"))
-		need = memmap;
-	if (has_word(wl, "virtio-mem") && (unsigned long long)vmem_mib / 64 >
-					      need)
+	if (has_word(wl, "fsdax") || has_word(wl, "devdax") ||
+	    has_word(wl, "kmem"))
+		need = o->nvdimm_mib / 64;
+	if ((unsigned long long)vmem_mib / 64 > need)
 		need = vmem_mib / 64;
 	need += need / 4;
 	return VM_DEFAULT_RAM_MIB + ((need + 255) & ~255ULL);

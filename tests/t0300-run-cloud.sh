@@ -10,7 +10,7 @@ need_libvirt
 say "kernel $CLOUD_KERNEL"
 
 run_small() {
-	"$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 "$@"
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 --map dev "$@"
 }
 
 test_expect 'a run boots, times 1 first bind + 4 rebinds, stores them' '
@@ -47,8 +47,8 @@ test_expect 'the same kernel twice: compare says no significant change' '
 	run_small --label b > out2 && grep -q "^run #2: ok" out2 &&
 	"$MMCI" compare 1 2 > cmp &&
 	cat cmp &&
-	grep -q "^fsdax *rebind_memmap .*no significant change" cmp &&
-	grep -q "^fsdax *first_bind_memmap .*insufficient data" cmp &&
+	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .*no significant change" cmp &&
+	grep -q "^fsdax *align=2M,map=dev *first_bind_memmap .*insufficient data" cmp &&
 	grep -q "^verdict: no significant change" cmp
 '
 
@@ -56,7 +56,8 @@ test_expect 'two boots of each: first bind becomes comparable' '
 	run_small --boots 2 --label c > out3 && grep -q "^run #3: ok" out3 &&
 	run_small --boots 2 --label d > out4 && grep -q "^run #4: ok" out4 &&
 	"$MMCI" compare 3 4 > cmp2 &&
-	! grep -q "^fsdax *first_bind_memmap .*insufficient" cmp2
+	grep -q "^fsdax *align=2M,map=dev *first_bind_memmap" cmp2 &&
+	! grep -q "^fsdax .*first_bind_memmap .*insufficient" cmp2
 '
 
 test_expect 'a workload the kernel lacks: recorded error, the others run' '
