@@ -39,6 +39,7 @@ static const char run_usage[] =
 	"  --kmem-online LIST auto-online policies for kmem\n"
 	"                     (online,online_movable)\n"
 	"  --kmem-memmap LIST where kmem puts the memmap (ram,on_memory)\n"
+	"  --memremap-size S DEVICE_PRIVATE range for memremap (64G)\n"
 	"  --param K=V        a runner parameter, e.g. mmci.bench_iters=20\n"
 	"                     (repeatable; see 'mmci workloads')\n"
 	"  --boots B          boots of this kernel (1)\n"
@@ -110,6 +111,7 @@ int cmd_run(int argc, char **argv)
 		{ "kmem-online", required_argument, NULL, 'O' },
 		{ "kmem-memmap", required_argument, NULL, 'M' },
 		{ "param", required_argument, NULL, 'P' },
+		{ "memremap-size", required_argument, NULL, 'S' },
 		{ "vcpus", required_argument, NULL, 'C' },
 		{ "pin", no_argument, NULL, 'X' },
 		{ "ram", required_argument, NULL, 'R' },
@@ -160,6 +162,7 @@ int cmd_run(int argc, char **argv)
 			strbuf_addf(&extra, "%s%s", extra.len ? " " : "",
 				    optarg);
 			break;
+		case 'S': o.memremap_size = optarg; break;
 		case 'C': o.vcpus = parse_count("--vcpus", optarg); break;
 		case 'X': o.pin = 1; break;
 		case 'R': o.ram_mib = parse_mib("--ram", optarg); break;

@@ -37,6 +37,7 @@ void run_opts_init(struct run_opts *o)
 	o->hotplug_iters = 3;
 	o->kmem_online = "online,online_movable";
 	o->kmem_memmap = "ram,on_memory";
+	o->memremap_size = "64G";
 	o->nvdimm_mib = 100 << 10;
 	o->vcpus = 2;
 }
@@ -103,6 +104,14 @@ static unsigned long long guest_ram_mib(const struct run_opts *o,
 		need = o->nvdimm_mib / 64;
 	if ((unsigned long long)vmem_mib / 64 > need)
 		need = vmem_mib / 64;
+	/* mmci_bench refuses a memmap above half of MemAvailable */
+	if (has_word(wl, "memremap")) {
+		unsigned long long mib = 0;
+
+		parse_size_mib(o->memremap_size, &mib);
+		if (mib / 32 > need)
+			need = mib / 32;
+	}
 	need += need / 4;
 	return VM_DEFAULT_RAM_MIB + ((need + 255) & ~255ULL);
 }
@@ -251,6 +260,9 @@ static int check_opts(const struct run_opts *o)
 	if (!valid_size_list(o->vmem_sizes, 8))
 		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
 			     o->vmem_sizes);
+	if (!valid_size_list(o->memremap_size, 1))
+		return error("invalid memremap size '%s' (e.g. 64G)",
+			     o->memremap_size);
 	if (!only_words(o->map, "dev mem"))
 		return error("the memmap goes to dev, mem or dev,mem, not '%s'",
 			     o->map);
@@ -274,20 +286,42 @@ static int check_opts(const struct run_opts *o)
  * workloads. It is stored with the run, so a boot is repeated from the
  * row alone.
  */
+/* "4K,2MiB" as "4096,2097152": the runner reads plain byte counts too */
+static const char *bytes_list(const char *list, struct strbuf *out)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+
+	strbuf_reset(out);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long b = 0;
+
+		parse_size(tok, &b);
+		strbuf_addf(out, "%s%llu", out->len ? "," : "", b);
+	}
+	free(copy);
+	return out->buf;
+}
+
 static char *guest_cmdline(const struct run_opts *o, const char *wl,
 			   const char *vmem_steps)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, fa = STRBUF_INIT, da = STRBUF_INIT;
+	struct strbuf mr = STRBUF_INIT;
 
 	strbuf_addf(&sb, "console=ttyS0 panic=-1 loglevel=4 "
 		    "mmci.workload=%s mmci.iters=%d mmci.fsdax_align=%s "
 		    "mmci.devdax_align=%s mmci.map=%s mmci.out=/dev/ttyS1", wl,
-		    o->iters, o->fsdax_align, o->devdax_align, o->map);
+		    o->iters, bytes_list(o->fsdax_align, &fa),
+		    bytes_list(o->devdax_align, &da), o->map);
 	if (has_word(wl, "virtio-mem") || has_word(wl, "kmem"))
 		strbuf_addf(&sb, " mmci.hotplug_iters=%u",
 			    o->hotplug_iters);
 	if (has_word(wl, "virtio-mem"))
 		strbuf_addf(&sb, " mmci.vmem_sizes=%s", vmem_steps);
+	if (has_word(wl, "memremap"))
+		strbuf_addf(&sb, " mmci.memremap_size=%s",
+			    bytes_list(o->memremap_size, &mr));
 	/*
 	 * kmem's per-device memmap_on_memory only takes effect when the
 	 * global switch is on (mm/memory_hotplug.c).
@@ -299,6 +333,9 @@ static char *guest_cmdline(const struct run_opts *o, const char *wl,
 			    " memory_hotplug.memmap_on_memory=1" : "");
 	if (o->extra)
 		strbuf_addf(&sb, " %s", o->extra);
+	strbuf_release(&fa);
+	strbuf_release(&da);
+	strbuf_release(&mr);
 	return strbuf_detach(&sb, NULL);
 }
 

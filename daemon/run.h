@@ -32,6 +32,7 @@ struct run_opts {
 	unsigned int hotplug_iters;   /* virtio-mem/kmem cycles per boot */
 	const char *kmem_online;      /* "online,online_movable" */
 	const char *kmem_memmap;      /* "ram,on_memory" */
+	const char *memremap_size;    /* DEVICE_PRIVATE range, "64G" */
 	const char *extra;            /* more mmci.key=value words, or NULL */
 	int pin;                      /* pin each vCPU to its own host CPU */
 	unsigned long long nvdimm_mib;
