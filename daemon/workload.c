@@ -108,28 +108,36 @@ const struct workload_def *workload_find(const char *name)
 	return NULL;
 }
 
+/*
+ * Workloads run in the table's order whatever order they were named in:
+ * kmem comes last because a failed offline can leave namespace0.0 with
+ * kmem until reboot, and a boot then measures the same way every time.
+ */
 int workloads_expand(const char *list, struct strbuf *out)
 {
 	char *copy = xstrdup(list), *tok, *save = NULL;
 	const struct workload_def *w;
-	int ret = 0;
+	unsigned long long want = 0;
+	int ret = 0, i;
 
 	strbuf_reset(out);
-	if (!strcmp(list, "all")) {
-		for (w = workload_defs; w->name; w++)
-			strbuf_addf(out, "%s%s", out->len ? "," : "", w->name);
-		free(copy);
-		return 0;
-	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (!workload_find(tok)) {
+		if (!strcmp(tok, "all")) {
+			want = ~0ULL;
+			continue;
+		}
+		w = workload_find(tok);
+		if (!w) {
 			ret = error("unknown workload '%s' (see 'mmci "
 				    "workloads')", tok);
 			break;
 		}
-		strbuf_addf(out, "%s%s", out->len ? "," : "", tok);
+		want |= 1ULL << (w - workload_defs);
 	}
+	for (w = workload_defs, i = 0; !ret && w->name; w++, i++)
+		if (want & (1ULL << i))
+			strbuf_addf(out, "%s%s", out->len ? "," : "", w->name);
 	if (!ret && !out->len)
 		ret = error("no workload given");
 	free(copy);

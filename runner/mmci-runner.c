@@ -855,8 +855,7 @@ static void restore(struct run *r)
 	attr_write(r, -1, NAMESPACE, "force_raw", "0\n", NULL);
 }
 
-/* a size as the variant names it: 4K, 2M, 1G */
-static void size_name(unsigned long bytes, char *buf, size_t size)
+void size_name(unsigned long long bytes, char *buf, size_t size)
 {
 	static const char units[] = "KMGT";
 	int i = -1;
@@ -866,9 +865,9 @@ static void size_name(unsigned long bytes, char *buf, size_t size)
 		i++;
 	}
 	if (i < 0)
-		xsnprintf(buf, size, "%lu", bytes);
+		xsnprintf(buf, size, "%llu", bytes);
 	else
-		xsnprintf(buf, size, "%lu%c", bytes, units[i]);
+		xsnprintf(buf, size, "%llu%c", bytes, units[i]);
 }
 
 /*

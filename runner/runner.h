@@ -102,6 +102,8 @@ const char *shown(const char *val, char *buf, size_t size);
 int wait_for_path(const char *path, int timeout_ms);
 /* drop the kernel log records not read yet */
 void kmsg_skip(void);
+/* a size as a variant names it: 4K, 2M, 1G, 512M; bare bytes otherwise */
+void size_name(unsigned long long bytes, char *buf, size_t size);
 /* a size with an optional K, M, G or T suffix (powers of 1024); 0 or -1 */
 int parse_size(const char *s, unsigned long *bytes);
 
