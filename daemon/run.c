@@ -181,9 +181,10 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 	if (max <= 0)
 		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
 			     o->vmem_sizes);
+	/* the guest's RAM, the memmap in the NVDIMM file, 1 GiB to spare */
 	avail = mem_available_mib();
-	room = avail - (long long)(o->ram_mib ? o->ram_mib : 4096) -
-	       (long long)o->nvdimm_mib / 64 - 2048;
+	room = avail - (long long)guest_ram_mib(o, wl, max) -
+	       (long long)o->nvdimm_mib / 64 - 1024;
 	if (room < 256)
 		return error("the host cannot back virtio-mem memory: %lld MiB "
 			     "available", avail);

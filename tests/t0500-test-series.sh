@@ -26,7 +26,7 @@ test_expect 'test-series: builds, boots interleaved, says worse' '
 	set -e
 	cat out; tail -20 err
 	[ $rc = 1 ] &&
-	grep -q "^fsdax *rebind_memmap .* worse$" out &&
+	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .* worse$" out &&
 	grep -q "^verdict: WORSE" out
 '
 
@@ -45,12 +45,12 @@ test_expect 'both builds, both runs and every boot are stored' '
 test_expect 'the comment-only patch 1 alone: no significant change' '
 	"$MMCI" build debian-6.12 --series "$SERIES" --upto 1 > b1 &&
 	bid=$(sed -n "s/^build #\([0-9]*\):.*/\1/p" b1) &&
-	"$MMCI" run --build 1 --nvdimm 4G --iters 8 --label base > r1 &&
-	"$MMCI" run --build "$bid" --nvdimm 4G --iters 8 --label p1 > r2 &&
+	"$MMCI" run --build 1 --nvdimm 4G --iters 8 --map dev --label base > r1 &&
+	"$MMCI" run --build "$bid" --nvdimm 4G --iters 8 --map dev --label p1 > r2 &&
 	a=$(sed -n "s/^run #\([0-9]*\):.*/\1/p" r1) &&
 	b=$(sed -n "s/^run #\([0-9]*\):.*/\1/p" r2) &&
 	"$MMCI" compare "$a" "$b" > cmp && cat cmp &&
-	grep -q "^fsdax *rebind_memmap .*no significant change" cmp
+	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .*no significant change" cmp
 '
 
 test_expect 'vmap, memremap and vmalloc run on the built kernel' '
