@@ -181,10 +181,15 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 	if (max <= 0)
 		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
 			     o->vmem_sizes);
-	/* the guest's RAM, the memmap in the NVDIMM file, 1 GiB to spare */
+	/*
+	 * Next to it: the guest's RAM without the plugged memory's memmap,
+	 * the memmap in the NVDIMM file and 1 GiB to spare; the plugged
+	 * memory's own memmap (1/64, plus a quarter) comes out of the room.
+	 */
 	avail = mem_available_mib();
-	room = avail - (long long)guest_ram_mib(o, wl, max) -
+	room = avail - (long long)guest_ram_mib(o, wl, 0) -
 	       (long long)o->nvdimm_mib / 64 - 1024;
+	room -= room / 50;
 	if (room < 256)
 		return error("the host cannot back virtio-mem memory: %lld MiB "
 			     "available", avail);

@@ -1,0 +1,86 @@
+#!/bin/sh
+# t0320-hotplug: the kmem and virtio-mem workloads on Debian's cloud
+# kernel (6.1): a devdax namespace onlined as system RAM and removed, and
+# virtio-mem plugged and unplugged by the host through libvirt while the
+# guest times it. Small sizes; the defaults are 100 GiB and 8/16 GiB.
+. "$(dirname "$0")/lib.sh"
+
+need_libvirt
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+
+count() {
+	sql "SELECT count(*) FROM samples WHERE run_id = $1 AND workload = \"$2\"
+	     AND variant = \"$3\" AND metric = \"$4\" AND value > 0"
+}
+
+test_expect 'kmem: online_movable cycles measured, each checked exactly' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem --nvdimm 2G \
+		--hotplug-iters 2 --kmem-online online_movable \
+		--kmem-memmap ram > out &&
+	grep -q "^run #1: ok" out &&
+	v="online=online_movable,memmap_on_memory=0" &&
+	[ "$(count 1 kmem "$v" online)" = 2 ] &&
+	[ "$(count 1 kmem "$v" offline)" = 2 ] &&
+	[ "$(sql "SELECT count(*) FROM events WHERE run_id = 1 AND
+	     kind = \"error\"")" = 0 ] &&
+	sql "SELECT key || \"=\" || message FROM events WHERE run_id = 1 AND
+	     workload = \"kmem\" AND kind = \"info\"" > info && cat info &&
+	grep -q "^memtotal_delta_kib=" info
+'
+
+test_expect 'kmem: memmap_on_memory needs 6.8, a recorded error on 6.1' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem --nvdimm 2G \
+		--hotplug-iters 1 --kmem-online online_movable \
+		--kmem-memmap ram,on_memory > out2 &&
+	grep -q "^run #2: ok" out2 &&
+	[ "$(count 2 kmem online=online_movable,memmap_on_memory=0 online)" = 1 ] &&
+	sql "SELECT message FROM events WHERE run_id = 2 AND kind = \"error\"
+	     AND variant = \"online=online_movable,memmap_on_memory=1\"" |
+		grep -q "needs linux 6.8" &&
+	sql "SELECT json_extract(params, \"$.cmdline\") FROM runs WHERE id = 2" |
+		grep -q "memory_hotplug.memmap_on_memory=1"
+'
+
+test_expect 'virtio-mem: host resizes on request, guest times each step' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem \
+		--nvdimm 1G --vmem-sizes 512M,1G --hotplug-iters 2 > out3 &&
+	grep -q "^run #3: ok" out3 &&
+	[ "$(count 3 virtio-mem to=512M plug)" = 2 ] &&
+	[ "$(count 3 virtio-mem to=1G plug)" = 2 ] &&
+	[ "$(count 3 virtio-mem from=1G unplug)" = 2 ] &&
+	sql "SELECT message FROM events WHERE run_id = 3 AND kind = \"host\"" > host &&
+	cat host && [ $(grep -c "virtio-mem-resize .*: done$" host) = 6 ] &&
+	grep -q "request 3 virtio-mem-resize 0 MiB: done" host &&
+	[ "$(sql "SELECT count(*) FROM events WHERE run_id = 3 AND
+	     kind = \"request\"")" = 6 ] &&
+	sql "SELECT domain_xml FROM boots WHERE run_id = 3" |
+		grep -q "<memory model=.virtio-mem.>"
+'
+
+test_expect 'a size the host cannot back is scaled down and recorded' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem \
+		--nvdimm 1G --vmem-sizes 200T --hotplug-iters 1 \
+		--timeout 1 > out4 2> err4 || true
+	cat err4 &&
+	grep -q "virtio-mem sizes 200T scaled by" err4 &&
+	steps=$(sql "SELECT json_extract(params, \"$.vmem_sizes\") FROM runs
+		ORDER BY id DESC LIMIT 1") &&
+	echo "$steps" | grep -q "^[0-9]*M$" &&
+	[ "${steps%M}" -lt $((200 * 1024 * 1024)) ]
+'
+
+test_expect 'the workload list is run in table order, kmem last' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem,fsdax --map dev \
+		--nvdimm 1G --iters 1 --hotplug-iters 1 \
+		--kmem-online online_movable --kmem-memmap ram > out5 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out5) &&
+	[ "$(sql "SELECT workloads FROM runs WHERE id = $id")" = fsdax,kmem ] &&
+	[ "$(count $id fsdax align=2M,map=dev rebind_memmap)" = 1 ] &&
+	[ "$(count $id kmem online=online_movable,memmap_on_memory=0 online)" = 1 ]
+'
+
+test_expect 'nothing left behind' '
+	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+'
+
+test_done
