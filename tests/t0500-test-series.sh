@@ -53,16 +53,29 @@ test_expect 'the comment-only patch 1 alone: no significant change' '
 	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .*no significant change" cmp
 '
 
-test_expect 'vmap, memremap and vmalloc run on the built kernel' '
-	"$MMCI" run --build 1 --nvdimm 1G --workloads vmap,memremap,vmalloc \
-		--label micro > r3 &&
+test_expect 'every workload stores every metric on the built 6.12' '
+	"$MMCI" run --build 1 --workloads all --nvdimm 2G --iters 2 \
+		--devdax-align 4K,2M,1G --map dev,mem --vmem-sizes 512M,1G \
+		--hotplug-iters 2 --kmem-online online_movable \
+		--memremap-size 4G --label all > r3 &&
 	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" r3) &&
-	for m in vmap_100m_order8 vmalloc_huge_1m ioremap_1m memremap_pages \
-		 fix_size_alloc_test; do
+	"$MMCI" workloads | awk "/^[a-z-]*:/ { w = \$1; sub(\":\", \"\", w) }
+		/^  [a-z_0-9]+ / { print w, \$1 }" > metrics &&
+	[ $(wc -l < metrics) -ge 20 ] &&
+	while read -r w m; do
 		[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
-		     metric = \"$m\" AND value > 0")" -ge 1 ] ||
-			{ echo "no $m"; exit 1; }
-	done
+		     workload = \"$w\" AND metric = \"$m\" AND value > 0")" -ge 1 ] ||
+			{ echo "no $w $m"; exit 1; }
+	done < metrics &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     workload = \"vmalloc\" AND metric = \"fix_size_alloc_test\"")" -ge 1 ] &&
+	[ "$(sql "SELECT count(DISTINCT variant) FROM samples WHERE
+	     run_id = $id AND workload = \"devdax\"")" = 6 ] &&
+	[ "$(sql "SELECT count(DISTINCT variant) FROM samples WHERE
+	     run_id = $id AND workload = \"kmem\"")" = 2 ] &&
+	sql "SELECT message FROM events WHERE run_id = $id AND kind = \"info\"
+	     AND key = \"memmap_on_memory_effective\"" > mm && cat mm &&
+	grep -qi "yes\|1\|true" mm
 '
 
 test_expect 'no domain and no NVDIMM file left' '
