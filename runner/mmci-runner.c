@@ -784,18 +784,19 @@ static int configure_seed(struct run *r)
 	return 0;
 }
 
-/* the block device of a bound raw namespace, e.g. "pmem0" */
-static int namespace_blockdev(char *buf, size_t size)
+/* the first entry of dir that want() accepts, into buf; 0 or -1 */
+static int first_entry(const char *path, int (*want)(const char *name),
+		       char *buf, size_t size)
 {
 	struct dirent *de;
 	DIR *dir;
 	int rc = -1;
 
-	dir = opendir(ND_DEVICES "/" NAMESPACE "/block");
+	dir = opendir(path);
 	if (!dir)
 		return -1;
 	while ((de = readdir(dir))) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || !want(de->d_name))
 			continue;
 		xsnprintf(buf, size, "%s", de->d_name);
 		rc = 0;
@@ -803,6 +804,19 @@ static int namespace_blockdev(char *buf, size_t size)
 	}
 	closedir(dir);
 	return rc;
+}
+
+static int any_name(const char *name)
+{
+	(void)name;
+	return 1;
+}
+
+/* the block device of a bound raw namespace, e.g. "pmem0" */
+static int namespace_blockdev(char *buf, size_t size)
+{
+	return first_entry(ND_DEVICES "/" NAMESPACE "/block", any_name, buf,
+			   size);
 }
 
 /*
@@ -948,33 +962,21 @@ static int run_workload(const struct workload *w, const struct params *p)
 	return ok ? 0 : -1;
 }
 
+static int is_dax_bus_device(const char *name)
+{
+	char path[PATH_MAX];
+
+	xsnprintf(path, sizeof(path), "/sys/bus/dax/devices/%s", name);
+	return !strncmp(name, "dax", 3) && !access(path, F_OK);
+}
+
 /* the dax bus device under an nd dax device, e.g. dax0.0 */
 static int dax_bus_device(const char *seed, char *buf, size_t size)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *dir;
-	int rc = -1;
 
 	xsnprintf(path, sizeof(path), "%s/%s", ND_DEVICES, seed);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		char sub[PATH_MAX];
-
-		if (strncmp(de->d_name, "dax", 3))
-			continue;
-		xsnprintf(sub, sizeof(sub), "/sys/bus/dax/devices/%s",
-			  de->d_name);
-		if (access(sub, F_OK))
-			continue;
-		xsnprintf(buf, size, "%s", de->d_name);
-		rc = 0;
-		break;
-	}
-	closedir(dir);
-	return rc;
+	return first_entry(path, is_dax_bus_device, buf, size);
 }
 
 static const struct workload devdax_kmem = {
