@@ -37,15 +37,13 @@ endif
 LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
-	daemon/mbox.o daemon/series.o daemon/ingest.o daemon/tree.o daemon/apply.o \
+	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/tree.o daemon/apply.o \
 	daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o \
-	daemon/workload.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o
+	daemon/workload.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
+	daemon/remote.o
 
 # one file per command, cmd_<name>() dispatched from daemon/mmci.c
-CMD_OBJS = \
-	daemon/cmd-init.o daemon/cmd-build.o daemon/cmd-run.o \
-	daemon/cmd-compare.o daemon/cmd-test-series.o daemon/cmd-show.o \
-	daemon/cmd-workloads.o
+CMD_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard daemon/cmd-*.c)))
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
 
@@ -89,3 +87,4 @@ clean:
 
 .PHONY: all setup test demo clean
 -include daemon/*.d tests/unit/*.d
+

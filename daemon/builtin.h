@@ -16,6 +16,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+/* `mmci ingest tree` (cmd-ingest-tree.c), dispatched by cmd_ingest */
+int cmd_ingest_tree(int argc, char **argv);
 
 /* shared by the commands: load the config and open the database */
 void setup_command(struct mmci_config *cfg, struct db *db);

@@ -3,6 +3,7 @@
  * ingest.c - series files to rows, rows to commits.
  */
 #include <time.h>
+#include <zlib.h>
 
 #include "apply.h"
 #include "db.h"
@@ -147,5 +148,521 @@ int apply_series(struct db *db, git_repository *repo,
 		free(msgs[i]);
 	free(msgs);
 	free(ap);
+	return ret;
+}
+
+/*
+ * Whole threads (`mmci ingest`): every mail gets a row, bad input is
+ * described per mail and never stops the rest of the thread.
+ */
+
+static void gunzip(const unsigned char *in, size_t len, struct strbuf *out,
+		   struct strbuf *damage)
+{
+	z_stream z;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	/* 16: gzip only; members are read one after the other */
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		BUG("inflateInit2 failed");
+	z.next_in = (unsigned char *)in;
+	z.avail_in = len;
+	for (;;) {
+		size_t avail;
+
+		strbuf_grow(out, 256 << 10);
+		avail = strbuf_avail(out);
+		z.next_out = (unsigned char *)out->buf + out->len;
+		z.avail_out = avail;
+		rc = inflate(&z, Z_NO_FLUSH);
+		strbuf_setlen(out, out->len + (avail - z.avail_out));
+		if (out->len > INGEST_MAX_MBOX_SIZE) {
+			strbuf_setlen(out, INGEST_MAX_MBOX_SIZE);
+			strbuf_addf(damage, "gzip data inflates to more than "
+				    "%llu bytes, the rest is ignored",
+				    INGEST_MAX_MBOX_SIZE);
+			break;
+		}
+		if (rc == Z_STREAM_END) {
+			if (!z.avail_in)
+				break;
+			if (z.avail_in >= 2 && z.next_in[0] == 0x1f &&
+			    z.next_in[1] == 0x8b) {
+				inflateReset(&z);
+				continue;
+			}
+			strbuf_addf(damage, "%u byte(s) of garbage after the "
+				    "gzip data ignored", z.avail_in);
+			break;
+		}
+		if (rc == Z_OK)
+			continue;
+		if (rc == Z_BUF_ERROR && z.avail_out)
+			strbuf_addf(damage, "truncated gzip data: it ends "
+				    "after %zu bytes, inside the stream", len);
+		else if (rc == Z_BUF_ERROR)
+			continue;
+		else
+			strbuf_addf(damage, "corrupt gzip data at byte %zu of "
+				    "%zu: %s", len - z.avail_in, len,
+				    z.msg ? z.msg : "inflate failed");
+		break;
+	}
+	inflateEnd(&z);
+}
+
+int mbox_read_file(const char *path, struct strbuf *out,
+		   struct strbuf *damage)
+{
+	struct strbuf raw = STRBUF_INIT;
+
+	if (strbuf_read_file(&raw, path, 0) < 0) {
+		strbuf_release(&raw);
+		return error_errno("cannot read '%s'", path);
+	}
+	if (raw.len >= 2 && (unsigned char)raw.buf[0] == 0x1f &&
+	    (unsigned char)raw.buf[1] == 0x8b) {
+		gunzip((unsigned char *)raw.buf, raw.len, out, damage);
+		strbuf_release(&raw);
+	} else {
+		strbuf_release(out);
+		*out = raw;
+	}
+	return 0;
+}
+
+void ingest_report_release(struct ingest_report *rep)
+{
+	free(rep->problem);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* sorted message ids of a thread, for lookups */
+struct id_index {
+	const char **ids;
+	size_t *pos;	/* index into the mails, parallel to ids */
+	size_t nr;
+};
+
+static int cmp_pos(const void *a, const void *b, void *ids)
+{
+	const char *const *all = ids;
+
+	return strcmp(all[*(const size_t *)a], all[*(const size_t *)b]);
+}
+
+static void id_index_build(struct id_index *ix, const struct mail *mails,
+			   size_t nr)
+{
+	const char **all = xcalloc(nr + 1, sizeof(*all));
+	size_t i, n = 0;
+
+	ix->pos = xcalloc(nr + 1, sizeof(*ix->pos));
+	for (i = 0; i < nr; i++) {
+		all[i] = mails[i].message_id;
+		if (mails[i].message_id)
+			ix->pos[n++] = i;
+	}
+	qsort_r(ix->pos, n, sizeof(*ix->pos), cmp_pos, all);
+	ix->ids = xcalloc(n + 1, sizeof(*ix->ids));
+	for (i = 0; i < n; i++)
+		ix->ids[i] = all[ix->pos[i]];
+	ix->nr = n;
+	free(all);
+}
+
+/* the position of the mail with @id (the last one of duplicates), or -1 */
+static long id_index_find(const struct id_index *ix, const char *id)
+{
+	size_t lo = 0, hi = ix->nr;
+
+	if (!id)
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix->ids[mid], id);
+
+		if (!c) {
+			while (mid + 1 < ix->nr &&
+			       !strcmp(ix->ids[mid + 1], id))
+				mid++;
+			return (long)ix->pos[mid];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static void id_index_release(struct id_index *ix)
+{
+	free(ix->ids);
+	free(ix->pos);
+	memset(ix, 0, sizeof(*ix));
+}
+
+enum mail_role { ROLE_OTHER, ROLE_COVER, ROLE_PATCH, ROLE_REPLY, ROLE_UNUSED };
+
+static const char *const role_names[] = {
+	[ROLE_OTHER] = "other", [ROLE_COVER] = "cover", [ROLE_PATCH] = "patch",
+	[ROLE_REPLY] = "reply", [ROLE_UNUSED] = "unused-patch",
+};
+
+/* does @m answer (directly or through its ancestors) a mail of the series? */
+static int answers_series(const struct mail *mails, const struct id_index *ix,
+			  const enum mail_role *role, const struct mail *m)
+{
+	int depth;
+	size_t i;
+
+	for (depth = 0; m && depth < 64; depth++) {
+		long p;
+
+		for (i = 0; i < m->nr_references; i++) {
+			p = id_index_find(ix, m->references[i]);
+			if (p >= 0 && (role[p] == ROLE_COVER ||
+				       role[p] == ROLE_PATCH))
+				return 1;
+		}
+		p = id_index_find(ix, m->in_reply_to);
+		if (p < 0)
+			return 0;
+		if (role[p] == ROLE_COVER || role[p] == ROLE_PATCH)
+			return 1;
+		m = &mails[p];
+	}
+	return 0;
+}
+
+static const char *const message_trailer_keys[] = {
+	"Signed-off-by", "Acked-by", "Reviewed-by", "Tested-by", "Reported-by",
+	"Suggested-by", "Co-developed-by", "Fixes", "Link", "Closes", "Cc",
+};
+
+/* the trailers in the last paragraph of a commit message, in order */
+static void message_trailers(const char *msg, struct strbuf *out, size_t *nr)
+{
+	const char *last = msg, *p, *end = msg + strlen(msg);
+
+	while (end > msg && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	for (p = msg; p < end; p++)
+		if (p[0] == '\n' && p + 1 < end && p[1] == '\n')
+			last = p + 2;
+	for (p = last; p < end;) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t i, n;
+
+		if (!eol)
+			eol = end;
+		n = eol - p;
+		for (i = 0; i < ARRAY_SIZE(message_trailer_keys); i++) {
+			size_t k = strlen(message_trailer_keys[i]);
+
+			if (n > k + 2 &&
+			    !strncasecmp(p, message_trailer_keys[i], k) &&
+			    p[k] == ':' && p[k + 1] == ' ') {
+				strbuf_add(out, p, n);
+				strbuf_addch(out, '\0');
+				(*nr)++;
+				break;
+			}
+		}
+		p = eol + 1;
+	}
+}
+
+static int str_in(char **v, size_t nr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+static int store_patch_trailers(struct db *db, long long patch_id,
+				const struct series *s,
+				const struct series_patch *p)
+{
+	struct strbuf own = STRBUF_INIT;
+	size_t i, nr_own = 0, idx = 0;
+	const char *t;
+	int ret = 0;
+
+	message_trailers(p->message, &own, &nr_own);
+	for (i = 0, t = own.buf; i < nr_own && !ret; i++, t += strlen(t) + 1)
+		ret = db_run(db, "INSERT INTO patch_trailers (patch_id, idx, "
+			     "origin, trailer) VALUES (?, ?, 'patch', ?)",
+			     "iit", patch_id, (long long)idx++, t);
+	for (i = 0; i < p->nr_trailers && !ret; i++)
+		ret = db_run(db, "INSERT INTO patch_trailers (patch_id, idx, "
+			     "origin, trailer) VALUES (?, ?, ?, ?)", "iitt",
+			     patch_id, (long long)idx++,
+			     str_in(s->cover_trailers, s->nr_cover_trailers,
+				    p->trailers[i]) ? "cover" : "reply",
+			     p->trailers[i]);
+	strbuf_release(&own);
+	return ret;
+}
+
+static long long store_thread_series(struct db *db, const char *sha,
+				     const struct ingest_source *src,
+				     const struct series *s,
+				     const char *damage)
+{
+	const struct mail *first = s->cover ? s->cover : s->patches[0].mail;
+	struct strbuf problems = STRBUF_INIT, author = STRBUF_INIT;
+	struct strbuf missing = STRBUF_INIT;
+	long long id = -1;
+	size_t i;
+
+	if (damage)
+		strbuf_addf(&problems, "%s\n", damage);
+	for (i = 0; i < s->nr_missing; i++)
+		strbuf_addf(&missing, "%s%d", i ? "," : "", s->missing[i]);
+	for (i = 0; i < s->nr_problems; i++)
+		strbuf_addf(&problems, "%s\n", s->problems[i]);
+	strbuf_addf(&author, "%s <%s>", s->patches[0].author_name,
+		    s->patches[0].author_email);
+	if (db_run(db, "INSERT INTO series (title, version, total, message_id, "
+		   "author, source, source_sha1, base_commit, problems, "
+		   "ingested_at, source_url, fetched_at, is_rfc, nr_found, "
+		   "missing) VALUES "
+		   "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		   "tiittttttdtdiit", s->title, (long long)s->version,
+		   (long long)s->total, first->message_id, author.buf,
+		   src->source, sha, s->base_commit,
+		   problems.len ? problems.buf : NULL, (double)time(NULL),
+		   src->url, src->fetched_at, (long long)s->is_rfc,
+		   (long long)s->nr, missing.len ? missing.buf : NULL) < 0)
+		goto out;
+	id = db_last_id(db);
+	for (i = 0; i < s->nr; i++) {
+		const struct series_patch *p = &s->patches[i];
+		char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
+		char dsha[41];
+		int bad;
+
+		hash_hex(p->diff, strlen(p->diff), dsha);
+		bad = db_run(db, "INSERT INTO patches (series_id, idx, title, "
+			     "author, message_id, diff_sha1, version, "
+			     "has_diff) "
+			     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "ii",
+			     id, (long long)p->index, p->title, who,
+			     p->mail->message_id, dsha, (long long)p->version,
+			     (long long)(*p->diff != '\0')) < 0;
+		free(who);
+		if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0) {
+			id = -1;
+			goto out;
+		}
+	}
+out:
+	strbuf_release(&problems);
+	strbuf_release(&author);
+	strbuf_release(&missing);
+	return id;
+}
+
+/* the per-mail note of a mail the series did not use */
+static void unused_reason(const struct series *s, const struct mail *m,
+			  struct strbuf *out)
+{
+	struct patch_subject ps;
+
+	parse_patch_subject(m->subject, &ps);
+	if (ps.version && ps.version < s->version)
+		strbuf_addf(out, "not used: v%d, superseded by v%d",
+			    ps.version, s->version);
+	else if (ps.index && ps.total == s->total && ps.index <= s->total)
+		strbuf_addf(out, "not used: another mail is patch %d/%d",
+			    ps.index, ps.total);
+	else
+		strbuf_addstr(out, "not used: not part of the series");
+	patch_subject_release(&ps);
+}
+
+static void note(struct strbuf *sb, const char *what)
+{
+	if (sb->len)
+		strbuf_addstr(sb, "; ");
+	strbuf_addstr(sb, what);
+}
+
+int ingest_thread(struct db *db, const char *buf, size_t len,
+		  const struct ingest_source *src, struct loaded_series *ls,
+		  struct ingest_report *rep)
+{
+	struct series *s = &ls->s;
+	enum mail_role *role = NULL;
+	struct id_index ix = { 0 };
+	struct strbuf tp = STRBUF_INIT;
+	char sha[41];
+	size_t i, j;
+	int ret = -1;
+
+	memset(ls, 0, sizeof(*ls));
+	memset(rep, 0, sizeof(*rep));
+	hash_hex(buf, len, sha);
+	if (mbox_parse(buf, len, &ls->mails, &ls->nr_mails) < 0 ||
+	    !ls->nr_mails) {
+		if (src->damage)
+			error("%s", src->damage);
+		return error("'%s' is not mail", src->source);
+	}
+	rep->nr_messages = ls->nr_mails;
+	if (src->damage) {
+		struct mail *last = &ls->mails[ls->nr_mails - 1];
+		char *was = last->problem;
+
+		note(&tp, src->damage);
+		/* the damage cut the mbox inside or right after this mail */
+		last->problem = xstrfmt("%s%sthe mbox ends here (%s)",
+					was ? was : "", was ? "; " : "",
+					src->damage);
+		free(was);
+	}
+	/* series_from_mails() would call a thread without patches an error */
+	for (i = 0; i < ls->nr_mails && !rep->has_series; i++) {
+		struct patch_subject ps;
+
+		rep->has_series = parse_patch_subject(ls->mails[i].subject,
+						      &ps);
+		patch_subject_release(&ps);
+	}
+	if (rep->has_series)
+		rep->has_series = !series_from_mails(ls->mails, ls->nr_mails,
+						     s);
+	if (!rep->has_series) {
+		series_release(s);
+		note(&tp, "no patch series in the thread");
+	}
+
+	role = xcalloc(ls->nr_mails, sizeof(*role));
+	if (rep->has_series) {
+		for (i = 0; i < ls->nr_mails; i++) {
+			struct mail *m = &ls->mails[i];
+
+			if (m == s->cover)
+				role[i] = ROLE_COVER;
+			for (j = 0; j < s->nr; j++)
+				if (m == s->patches[j].mail)
+					role[i] = ROLE_PATCH;
+		}
+		for (i = 0; i < s->nr; i++) {
+			rep->nr_reply_trailers += s->patches[i].nr_trailers;
+			for (j = 0; j < s->patches[i].nr_trailers; j++)
+				rep->nr_cover_trailers +=
+					str_in(s->cover_trailers,
+					       s->nr_cover_trailers,
+					       s->patches[i].trailers[j]);
+		}
+	}
+	id_index_build(&ix, ls->mails, ls->nr_mails);
+	for (i = 0; i < ls->nr_mails; i++) {
+		struct patch_subject ps;
+		const struct mail *m = &ls->mails[i];
+
+		if (role[i] != ROLE_OTHER)
+			continue;
+		if (parse_patch_subject(m->subject, &ps) && !ps.is_reply &&
+		    rep->has_series)
+			role[i] = ROLE_UNUSED;
+		else if (rep->has_series &&
+			 answers_series(ls->mails, &ix, role, m))
+			role[i] = ROLE_REPLY;
+		patch_subject_release(&ps);
+	}
+	if (tp.len)
+		rep->problem = xstrdup(tp.buf);
+
+	ls->id = 0;
+	rep->thread_id = db_int(db, 0, "SELECT id FROM threads WHERE "
+				"source_sha1 = ? ORDER BY id LIMIT 1", "t",
+				sha);
+	if (rep->thread_id) {
+		rep->existing = 1;
+		ls->id = db_int(db, 0, "SELECT series_id FROM threads WHERE "
+				"id = ?", "i", rep->thread_id);
+		rep->nr_problem_messages = db_int(db, 0, "SELECT count(*) FROM "
+				"messages WHERE thread_id = ? AND problem IS "
+				"NOT NULL", "i", rep->thread_id);
+		ret = 0;
+		goto out;
+	}
+	if (db_begin(db) < 0)
+		goto out;
+	if (rep->has_series) {
+		ls->id = store_thread_series(db, sha, src, s, src->damage);
+		if (ls->id < 0)
+			goto rollback;
+	}
+	if (db_run(db, "INSERT INTO threads (source, source_url, cache_path, "
+		   "source_sha1, fetched_at, nr_messages, series_id, problem, "
+		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "tttt"
+		   "diItd", src->source, src->url, src->cache_path, sha,
+		   src->fetched_at, (long long)ls->nr_mails, ls->id,
+		   rep->problem, (double)time(NULL)) < 0)
+		goto rollback;
+	rep->thread_id = db_last_id(db);
+	for (i = 0; i < ls->nr_mails; i++) {
+		const struct mail *m = &ls->mails[i];
+		struct strbuf pb = STRBUF_INIT, from = STRBUF_INIT;
+		int bad;
+
+		if (m->problem)
+			note(&pb, m->problem);
+		if (!m->message_id && !(m->problem &&
+					strstr(m->problem, "message-id")))
+			note(&pb, "no message-id");
+		if (role[i] == ROLE_UNUSED) {
+			struct strbuf why = STRBUF_INIT;
+
+			unused_reason(s, m, &why);
+			note(&pb, why.buf);
+			strbuf_release(&why);
+		}
+		for (j = 0; role[i] == ROLE_PATCH && j < s->nr; j++)
+			if (s->patches[j].mail == m && !*s->patches[j].diff)
+				note(&pb, "patch without a diff");
+		if (*m->from_name)
+			strbuf_addf(&from, "%s <%s>", m->from_name,
+				    m->from_email);
+		else
+			strbuf_addstr(&from, m->from_email);
+		bad = db_run(db, "INSERT INTO messages (thread_id, idx, "
+			     "message_id, subject, from_addr, date, series_id, "
+			     "role, problem, mbox_offset, mbox_length) VALUES "
+			     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "iitttdIttii",
+			     rep->thread_id, (long long)i, m->message_id,
+			     m->subject, from.buf,
+			     m->date ? (double)m->date : 0.0,
+			     role[i] == ROLE_OTHER || role[i] == ROLE_UNUSED ?
+			     0 : ls->id, role_names[role[i]],
+			     pb.len ? pb.buf : NULL, (long long)m->offset,
+			     (long long)m->length) < 0;
+		rep->nr_problem_messages += pb.len != 0;
+		strbuf_release(&pb);
+		strbuf_release(&from);
+		if (bad)
+			goto rollback;
+	}
+	if (db_commit(db) < 0)
+		goto out;
+	ret = 0;
+	goto out;
+rollback:
+	db_rollback(db);
+out:
+	id_index_release(&ix);
+	strbuf_release(&tp);
+	free(role);
+	if (ret < 0)
+		ls->id = 0;
 	return ret;
 }

@@ -30,6 +30,67 @@ int ingest_series_file(struct db *db, const char *path,
 		       struct loaded_series *ls);
 void loaded_series_release(struct loaded_series *ls);
 
+/* inflated bytes of one mbox at most: a gzip bomb stops here */
+#define INGEST_MAX_MBOX_SIZE (1ull << 30)
+
+/**
+ * mbox_read_file() - read an mbox, inflating it if it is gzip data
+ * @path: plain mbox/.eml, or gzip (recognised by its magic, not its name)
+ * @out: the mbox
+ * @damage: out, why the gzip data stopped early (truncated, corrupt, over
+ *          INGEST_MAX_MBOX_SIZE); empty when it is whole
+ *
+ * A damaged gzip is not a failure: @out holds what was inflated before the
+ * damage and @damage says what happened.
+ *
+ * Return: 0, or -1 after error() if @path cannot be read.
+ */
+int mbox_read_file(const char *path, struct strbuf *out,
+		   struct strbuf *damage);
+
+/* where a thread came from */
+struct ingest_source {
+	const char *source;	/* URL or file path, as the user gave it */
+	const char *url;	/* NULL for a local file */
+	const char *cache_path;	/* the body on disk */
+	double fetched_at;	/* Unix time of the transfer; 0 for a file */
+	const char *damage;	/* why the data stopped early, or NULL */
+};
+
+/* what ingest_thread() did, for the summary */
+struct ingest_report {
+	long long thread_id;
+	int existing;		/* the same mbox was ingested before */
+	size_t nr_messages;
+	size_t nr_problem_messages;
+	int has_series;		/* ls->s is valid */
+	size_t nr_reply_trailers;	/* over all patches */
+	size_t nr_cover_trailers;	/* of those, sent to the cover */
+	char *problem;		/* thread-level problem, or NULL */
+};
+
+/**
+ * ingest_thread() - store a thread: every mail, and the series in it
+ * @db: the database
+ * @buf: the mbox (inflated); @len its bytes
+ * @src: where it came from
+ * @ls: out, the mails and the series (ls->id 0 if none); the caller
+ *      releases it with loaded_series_release(), also on failure
+ * @rep: out; release with ingest_report_release()
+ *
+ * Unlike ingest_series_file(), a series with missing patches or patches
+ * without a diff is stored with its problems (apply refuses it later), and
+ * a thread without any series still has its mails stored. The same mbox
+ * content is stored once.
+ *
+ * Return: 0, or -1 after error() if @buf is not mail at all or the
+ * database fails.
+ */
+int ingest_thread(struct db *db, const char *buf, size_t len,
+		  const struct ingest_source *src, struct loaded_series *ls,
+		  struct ingest_report *rep);
+void ingest_report_release(struct ingest_report *rep);
+
 /*
  * apply_series - apply patches 1..upto of a loaded series on `base`,
  * recording the attempt in the applies table. heads[i] receives the commit

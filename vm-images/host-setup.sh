@@ -14,6 +14,7 @@ PACKAGES="
 	libgsl-dev libjansson-dev
 	busybox-static linux-source-6.12 linux-image-cloud-amd64
 	git
+	nginx-light
 "
 
 say() { echo "host-setup: $*"; }
