@@ -9,7 +9,7 @@
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS = libvirt libgit2 sqlite3 libcurl gsl jansson zlib
+PKGS = libvirt libgit2 sqlite3 libcurl gsl jansson zlib libxml-2.0
 
 CFLAGS ?= -O2 -g
 BASIC_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
@@ -37,7 +37,7 @@ endif
 LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
-	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/tree.o daemon/apply.o \
+	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/tree.o daemon/apply.o \
 	daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o \
 	daemon/workload.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
 	daemon/remote.o

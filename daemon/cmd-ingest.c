@@ -5,19 +5,23 @@
  *   mmci ingest tree ...             a git tree (cmd-ingest-tree.c)
  *   mmci ingest series MSGID         a thread from lore, as t.mbox.gz
  *   mmci ingest FILE                 a thread from a local mbox (or .gz)
+ *   mmci ingest discover             new mm series from the list's feed
  *
  * A thread is stored whole (every mail, with the reason it was odd) and
  * the series found in it is stored even when patches are missing: ingest
  * records what was posted, apply refuses what cannot be applied.
  */
 #include <getopt.h>
+#include <time.h>
 
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "discover.h"
 #include "fetch.h"
 #include "fsutil.h"
 #include "ingest.h"
+#include "notice.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -28,6 +32,7 @@ static const char ingest_usage[] =
 	"       mmci ingest series MSGID [--base-url URL] [--list NAME] "
 	"[--refresh]\n"
 	"       mmci ingest FILE\n"
+	"       mmci ingest discover [--feed URL] [--filter REGEX]...\n"
 	"\n"
 	"'series' fetches the thread of MSGID as t.mbox.gz from a\n"
 	"public-inbox (lore) and stores every mail and the series in it;\n"
@@ -40,6 +45,19 @@ static const char ingest_usage[] =
 	"  --refresh        ask the server whether a thread fetched before\n"
 	"                   has changed (a conditional request); without it a\n"
 	"                   thread on disk is used without any request\n"
+	"\n"
+	"'discover' polls the list's Atom feed (a conditional request every\n"
+	"time), fetches the thread of every new series (cover letter, patch 1\n"
+	"or single patch; no replies) and keeps it when a diff touches mm;\n"
+	"a kept series is stored and a 'series' job queued for it.\n"
+	"\n"
+	"  --feed URL       the feed (" DISCOVER_DEFAULT_FEED ";\n"
+	"                   env MMCI_DISCOVER_FEED)\n"
+	"  --filter REGEX   also keep a series with a path matching REGEX\n"
+	"                   (POSIX extended; repeatable; env\n"
+	"                   MMCI_DISCOVER_PATHS, blank-separated); mm/,\n"
+	"                   include/linux/mm*, drivers/nvdimm/, drivers/dax/,\n"
+	"                   drivers/virtio/virtio_mem* always count\n"
 	"\n"
 	"environment: MMCI_FETCH_ATTEMPTS (4), MMCI_FETCH_BACKOFF_MS (1000),\n"
 	"MMCI_FETCH_MAX_BACKOFF_MS (60000), MMCI_FETCH_INTERVAL_MS (1000),\n"
@@ -92,27 +110,60 @@ static char *thread_url(const char *base, const char *list, const char *id)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* an mm-commits notice: "+ foo.patch added to mm-new branch" */
-static int mm_commits_notice(const struct loaded_series *ls,
-			     struct strbuf *out)
+/* the mm-commits notices of a thread: stored, linked, printed */
+static int ingest_notices(struct db *db, const struct loaded_series *ls,
+			  long long thread_id)
 {
-	size_t i;
+	size_t i, k;
+	int nr = 0;
 
 	for (i = 0; i < ls->nr_mails; i++) {
-		const char *subj = ls->mails[i].subject, *p, *added;
+		const struct mail *m = &ls->mails[i];
+		struct notice_link link;
+		struct notice n;
 
-		if (!skip_prefix(subj, "+ ", &p))
+		if (!notice_parse(m->subject, m->body.buf, &n)) {
+			notice_release(&n);
 			continue;
-		added = strstr(p, ".patch added to ");
-		if (!added || !ends_with(subj, " branch"))
-			continue;
-		strbuf_addf(out,
-			    "mm-commits notice: '%.*s.patch' added to %.*s",
-			    (int)(added - p), p,
-			    (int)(strlen(added) - 16 - 7), added + 16);
-		return 1;
+		}
+		nr++;
+		if (n.action == NOTICE_ADDED)
+			printf("  mm-commits notice: '%s' added to %s\n",
+			       n.filename, n.branch ? n.branch : "-mm tree");
+		else if (n.action == NOTICE_MERGED)
+			printf("  mm-commits notice: '%s' merged into %s\n",
+			       n.filename, n.branch);
+		else
+			printf("  mm-commits notice: '%s' removed from -mm "
+			       "tree\n", n.filename);
+		printf("    patch: %s\n", n.title);
+		if (n.author)
+			printf("    author: %s\n", n.author);
+		for (k = 0; k < n.nr_links; k++)
+			printf("    link: %s\n", n.links[k]);
+		if (n.reason)
+			printf("    reason: %s\n", n.reason);
+		if (n.problem)
+			printf("    problem: %s\n", n.problem);
+		if (notice_store(db, &n, m, thread_id, &link) < 0) {
+			notice_release(&n);
+			return -1;
+		}
+		if (link.patch_id)
+			printf("    linked: notice #%lld -> patch #%lld (%d/%d "
+			       "of series #%lld) by %s%s\n", link.notice_id,
+			       link.patch_id, link.patch_idx,
+			       link.series_total, link.series_id, link.how,
+			       link.existing ? " (notice already stored)" :
+			       "");
+		else
+			printf("    not linked: notice #%lld, no stored patch "
+			       "has a Link: message id or the title%s\n",
+			       link.notice_id, link.existing ?
+			       " (notice already stored)" : "");
+		notice_release(&n);
 	}
-	return 0;
+	return nr;
 }
 
 static void print_summary(const struct ingest_source *src,
@@ -142,6 +193,18 @@ static void print_summary(const struct ingest_source *src,
 		for (i = 0; i < s->nr_problems; i++)
 			if (!ends_with(s->problems[i], "patches missing"))
 				printf("  problem: %s\n", s->problems[i]);
+		if (rep->previous.id)
+			printf("  previous version: series #%lld (v%d), "
+			       "linked by %s\n", rep->previous.id,
+			       rep->previous.version, rep->previous.how);
+		if (rep->next.id)
+			printf("  next version: series #%lld (v%d) now links "
+			       "here, by %s%s\n", rep->next.id,
+			       rep->next.version, rep->next.how,
+			       rep->nr_next > 1 ? " (and others)" : "");
+		if (rep->nr_notices)
+			printf("  mm-commits notices now linked: %d\n",
+			       rep->nr_notices);
 	}
 	if (rep->problem)
 		printf("  thread: %s\n", rep->problem);
@@ -149,14 +212,17 @@ static void print_summary(const struct ingest_source *src,
 	       rep->nr_problem_messages, rep->nr_messages);
 }
 
+/*
+ * Store a thread and print what it held. @series_id gets the series
+ * stored (0 if none). Returns the exit code: 0, or 1 after error().
+ */
 static int ingest_one(struct db *db, const char *path,
-		      struct ingest_source *src)
+		      struct ingest_source *src, long long *series_id)
 {
 	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
-	struct strbuf notice = STRBUF_INIT;
 	struct loaded_series ls;
 	struct ingest_report rep;
-	int ret = 1;
+	int ret = 1, nr_notices = 0;
 
 	memset(&ls, 0, sizeof(ls));
 	memset(&rep, 0, sizeof(rep));
@@ -166,12 +232,18 @@ static int ingest_one(struct db *db, const char *path,
 	if (ingest_thread(db, mbox.buf, mbox.len, src, &ls, &rep) < 0)
 		goto out;
 	print_summary(src, &ls, &rep);
+	if (series_id)
+		*series_id = ls.id;
+	if (!rep.has_series) {
+		nr_notices = ingest_notices(db, &ls, rep.thread_id);
+		if (nr_notices < 0)
+			goto out;
+	}
 	if (damage.len) {
 		error("%s in '%s'; the %zu byte(s) inflated before it were "
 		      "parsed and stored (thread #%lld)", damage.buf, path,
 		      mbox.len, rep.thread_id);
-	} else if (!rep.has_series && mm_commits_notice(&ls, &notice)) {
-		printf("  %s\n", notice.buf);
+	} else if (!rep.has_series && nr_notices) {
 		ret = 0;
 	} else if (!rep.has_series) {
 		error("no patch series in '%s' (%zu message(s) stored)",
@@ -184,7 +256,6 @@ out:
 	ingest_report_release(&rep);
 	strbuf_release(&mbox);
 	strbuf_release(&damage);
-	strbuf_release(&notice);
 	return ret;
 }
 
@@ -242,7 +313,7 @@ static int ingest_series(int argc, char **argv)
 	src.url = url;
 	src.cache_path = res.path;
 	src.fetched_at = res.fetched_at;
-	ret = ingest_one(&db, res.path, &src);
+	ret = ingest_one(&db, res.path, &src, NULL);
 out:
 	fetch_result_release(&res);
 	free(url);
@@ -271,8 +342,313 @@ static int ingest_file(int argc, char **argv)
 	setup_command(&cfg, &db);
 	src.source = argv[1];
 	src.cache_path = abs;
-	ret = ingest_one(&db, abs, &src);
+	ret = ingest_one(&db, abs, &src, NULL);
 	free(abs);
+	db_close(&db);
+	config_release(&cfg);
+	return ret;
+}
+
+/* tries of an entry whose thread could not be fetched or read */
+#define DISCOVER_MAX_ATTEMPTS 3
+
+struct discover_stats {
+	size_t kept, skipped, errors, seen;
+	size_t replies, later, other, bad_links;
+};
+
+static int record_entry(struct db *db, const char *feed,
+			const struct feed_entry *e, const char *msgid,
+			const char *decision, const char *paths,
+			long long series_id, long long job_id)
+{
+	char *author = xstrfmt("%s <%s>", e->author_name, e->author_email);
+	int ret;
+
+	if (db_int(db, 0, "SELECT count(*) FROM discovered WHERE "
+		   "message_id = ?", "t", msgid))
+		ret = db_run(db, "UPDATE discovered SET decision = ?, paths = "
+			     "?, series_id = ?, job_id = ?, attempts = "
+			     "attempts + 1, seen_at = ? WHERE message_id = ?",
+			     "ttIIdt", decision, paths, series_id, job_id,
+			     (double)time(NULL), msgid);
+	else
+		ret = db_run(db, "INSERT INTO discovered (message_id, "
+			     "feed_url, entry_id, title, link, author, "
+			     "updated, decision, paths, series_id, job_id, "
+			     "seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			     "?, ?)", "ttttttttt" "IId", msgid, feed, e->id,
+			     e->title, e->link, author, e->updated, decision,
+			     paths, series_id, job_id, (double)time(NULL));
+	free(author);
+	return ret;
+}
+
+/* do @a and @b share scheme, host and port ("https://host:port/")? */
+static int same_origin(const char *a, const char *b)
+{
+	const char *pa = strstr(a, "://"), *pb = strstr(b, "://");
+	size_t la, lb;
+
+	if (!pa || !pb)
+		return 0;
+	la = pa + 3 - a + strcspn(pa + 3, "/?#");
+	lb = pb + 3 - b + strcspn(pb + 3, "/?#");
+	return la == lb && !strncasecmp(a, b, la);
+}
+
+/*
+ * One entry that opens a series: fetch its thread unless it was decided
+ * before, keep it if it touches the filter's paths. Returns -1 only when
+ * the database fails; a bad thread is a decision like any other.
+ */
+static int discover_entry(struct db *db, const struct mmci_config *cfg,
+			  const struct fetch_opts *fo, const char *feed,
+			  const struct feed_entry *e,
+			  const struct path_filter *f,
+			  struct discover_stats *st)
+{
+	struct fetch_result res = { 0 };
+	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
+	struct strbuf paths = STRBUF_INIT;
+	struct mail *mails = NULL;
+	struct series s = { 0 };
+	size_t nr_mails = 0, nr_paths = 0;
+	long long series_id = 0, job_id = 0;
+	char *turl = NULL, *msgid, *decision = NULL;
+	sqlite3_stmt *q;
+	int ret = -1;
+
+	msgid = discover_link_msgid(e->link, &turl);
+	if (!msgid) {
+		warning("feed entry '%s': link '%s' names no message", e->title,
+			e->link);
+		st->bad_links++;
+		return 0;
+	}
+	q = db_query(db, "SELECT decision, attempts FROM discovered WHERE "
+		     "message_id = ?", "t", msgid);
+	if (!q)
+		goto out;
+	if (sqlite3_step(q) == SQLITE_ROW &&
+	    (!starts_with(db_col_text(q, 0), "error:") ||
+	     sqlite3_column_int(q, 1) >= DISCOVER_MAX_ATTEMPTS)) {
+		sqlite3_finalize(q);
+		st->seen++;
+		ret = 0;
+		goto out;
+	}
+	sqlite3_finalize(q);
+	printf("new: %s\n  <%s>\n", e->title, msgid);
+	fflush(stdout);
+	/* the thread of a cover letter and of its patch 1 is one thread */
+	series_id = db_int(db, 0, "SELECT m.series_id FROM messages m JOIN "
+			   "jobs j ON j.series_id = m.series_id AND j.kind = "
+			   "'series' WHERE m.message_id = ? ORDER BY "
+			   "m.series_id DESC LIMIT 1", "t", msgid);
+	if (series_id) {
+		job_id = db_int(db, 0, "SELECT id FROM jobs WHERE kind = "
+				"'series' AND series_id = ? ORDER BY id LIMIT 1",
+				"i", series_id);
+		decision = xstrdup("kept");
+		strbuf_addstr(&paths, "(a mail of a series discovered before)");
+		goto decided;
+	}
+	if (!same_origin(feed, turl)) {
+		decision = xstrfmt("error: the link '%s' is not on the feed's "
+				   "server", e->link);
+		goto decided;
+	}
+	if (fetch_url(cfg, turl, fo, &res) < 0) {
+		decision = xstrfmt("error: %s", last_error());
+		goto decided;
+	}
+	if (mbox_read_file(res.path, &mbox, &damage) < 0 ||
+	    mbox_parse(mbox.buf, mbox.len, &mails, &nr_mails) < 0) {
+		decision = xstrfmt("error: %s", last_error());
+		goto decided;
+	}
+	if (series_from_mails(mails, nr_mails, &s) < 0) {
+		decision = xstrdup("error: no patch series in the thread");
+		goto decided;
+	}
+	nr_paths = discover_series_paths(&s, f, &paths);
+	if (!nr_paths) {
+		decision = xstrdup("skipped: no mm path");
+	} else {
+		struct ingest_source src = { 0 };
+
+		src.source = turl;
+		src.url = turl;
+		src.cache_path = res.path;
+		src.fetched_at = res.fetched_at;
+		ingest_one(db, res.path, &src, &series_id);
+		if (!series_id) {
+			decision = xstrfmt("error: %s", last_error());
+			goto decided;
+		}
+		/* one job per series, however many entries lead to it */
+		job_id = db_int(db, 0, "SELECT id FROM jobs WHERE kind = "
+				"'series' AND series_id = ? ORDER BY id LIMIT 1",
+				"i", series_id);
+		if (!job_id) {
+			if (db_run(db, "INSERT INTO jobs (kind, series_id, "
+				   "status, created_at) VALUES ('series', ?, "
+				   "'queued', ?)", "id", series_id,
+				   (double)time(NULL)) < 0)
+				goto out;
+			job_id = db_last_id(db);
+		}
+		decision = xstrdup("kept");
+	}
+decided:
+	if (!strcmp(decision, "kept")) {
+		if (nr_paths)
+			printf("  kept: series #%lld, job #%lld (%zu mm "
+			       "path(s): %s)\n", series_id, job_id, nr_paths,
+			       paths.buf);
+		else
+			printf("  kept: series #%lld, job #%lld %s\n",
+			       series_id, job_id, paths.buf);
+		st->kept++;
+	} else if (starts_with(decision, "skipped")) {
+		printf("  %s\n", decision);
+		st->skipped++;
+	} else {
+		printf("  %s\n", decision);
+		st->errors++;
+	}
+	if (record_entry(db, feed, e, msgid, decision,
+			 paths.len ? paths.buf : NULL, series_id, job_id) < 0)
+		goto out;
+	ret = 0;
+out:
+	series_release(&s);
+	mails_free(mails, nr_mails);
+	fetch_result_release(&res);
+	strbuf_release(&mbox);
+	strbuf_release(&damage);
+	strbuf_release(&paths);
+	free(decision);
+	free(msgid);
+	free(turl);
+	return ret;
+}
+
+static int add_env_filters(struct path_filter *f)
+{
+	const char *env = getenv("MMCI_DISCOVER_PATHS");
+	char *copy, *p, *save = NULL;
+	int ret = 0;
+
+	if (!env || !*env)
+		return 0;
+	copy = xstrdup(env);
+	for (p = strtok_r(copy, " \t\n", &save); p && !ret;
+	     p = strtok_r(NULL, " \t\n", &save))
+		ret = path_filter_add(f, p);
+	free(copy);
+	return ret;
+}
+
+static int ingest_discover(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "feed", required_argument, NULL, 'f' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *feed = getenv("MMCI_DISCOVER_FEED");
+	struct discover_stats st = { 0 };
+	struct fetch_result res = { 0 };
+	struct strbuf body = STRBUF_INIT, why = STRBUF_INIT;
+	struct feed_entry *entries = NULL;
+	struct fetch_opts feed_fo, thread_fo;
+	struct path_filter f;
+	struct mmci_config cfg;
+	struct db db;
+	size_t nr = 0, i;
+	int c, ret = 1, not_modified;
+
+	if (!feed || !*feed)
+		feed = DISCOVER_DEFAULT_FEED;
+	path_filter_init(&f);
+	if (add_env_filters(&f) < 0) {
+		path_filter_release(&f);
+		return 129;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': feed = optarg; break;
+		case 'F':
+			if (path_filter_add(&f, optarg) < 0) {
+				path_filter_release(&f);
+				return 129;
+			}
+			break;
+		case 'h':
+			path_filter_release(&f);
+			fputs(ingest_usage, stdout);
+			return 0;
+		default:
+			path_filter_release(&f);
+			fputs(ingest_usage, stderr);
+			return 129;
+		}
+	}
+	if (argc != optind) {
+		path_filter_release(&f);
+		fputs(ingest_usage, stderr);
+		return 129;
+	}
+	fetch_opts_init(&feed_fo);
+	thread_fo = feed_fo;
+	/* the feed changes all the time: always ask, conditionally */
+	feed_fo.refresh = 1;
+	if (feed_fo.max_bytes > DISCOVER_MAX_FEED_SIZE)
+		feed_fo.max_bytes = DISCOVER_MAX_FEED_SIZE;
+	setup_command(&cfg, &db);
+	if (fetch_url(&cfg, feed, &feed_fo, &res) < 0) {
+		error("cannot poll the feed '%s'; nothing stored", feed);
+		goto out;
+	}
+	not_modified = res.from_cache && res.requests;
+	if (strbuf_read_file(&body, res.path, 0) < 0) {
+		error_errno("cannot read '%s'", res.path);
+		goto out;
+	}
+	if (discover_parse_feed(body.buf, body.len, &entries, &nr, &why) < 0) {
+		error("malformed feed '%s': %s; nothing stored", feed, why.buf);
+		goto out;
+	}
+	printf("feed %s: %zu entr%s%s\n", feed, nr, nr == 1 ? "y" : "ies",
+	       not_modified ? ", not modified (HTTP 304)" : "");
+	for (i = 0; i < nr; i++) {
+		switch (discover_classify(entries[i].title)) {
+		case ENTRY_SERIES:
+			if (discover_entry(&db, &cfg, &thread_fo, feed,
+					   &entries[i], &f, &st) < 0)
+				goto out;
+			break;
+		case ENTRY_REPLY: st.replies++; break;
+		case ENTRY_LATER_PATCH: st.later++; break;
+		case ENTRY_OTHER: st.other++; break;
+		}
+	}
+	printf("discovered: %zu kept, %zu skipped, %zu error(s), %zu seen "
+	       "before; ignored: %zu repl%s, %zu later patch(es), %zu not "
+	       "patches, %zu without a message link\n", st.kept, st.skipped,
+	       st.errors, st.seen, st.replies, st.replies == 1 ? "y" : "ies",
+	       st.later, st.other, st.bad_links);
+	ret = st.errors ? 1 : 0;
+out:
+	feed_entries_free(entries, nr);
+	fetch_result_release(&res);
+	strbuf_release(&body);
+	strbuf_release(&why);
+	path_filter_release(&f);
 	db_close(&db);
 	config_release(&cfg);
 	return ret;
@@ -284,6 +660,8 @@ int cmd_ingest(int argc, char **argv)
 		return cmd_ingest_tree(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "series"))
 		return ingest_series(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "discover"))
+		return ingest_discover(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") ||
 			  !strcmp(argv[1], "--help"))) {
 		fputs(ingest_usage, stdout);

@@ -8,10 +8,11 @@
 #include "util.h"
 
 static const char show_usage[] =
-	"usage: mmci show (runs | builds | series | run ID)\n"
+	"usage: mmci show (runs | builds | series | run ID | series ID)\n"
 	"\n"
 	"List the newest runs, builds or series, or show one run: its\n"
-	"provenance, boots, metrics and what the guest reported.\n";
+	"provenance, boots, metrics and what the guest reported; or one\n"
+	"series: its patches, its other versions and mm-commits notices.\n";
 
 static void print_rows(struct db *db, const char *sql, long long id)
 {
@@ -67,6 +68,46 @@ static int show_run(struct db *db, long long id)
 	return 0;
 }
 
+static int show_series(struct db *db, long long id)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT * FROM series WHERE id = ?",
+				    "i", id);
+	int i;
+
+	if (!st)
+		return 1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return error("no series #%lld", id), 1;
+	}
+	for (i = 0; i < sqlite3_column_count(st); i++)
+		printf("%-16s %s\n", sqlite3_column_name(st, i),
+		       db_col_text(st, i));
+	sqlite3_finalize(st);
+	printf("\npatches:\n");
+	print_rows(db, "SELECT idx, title, author, message_id, has_diff "
+		   "FROM patches WHERE series_id = ? ORDER BY idx", id);
+	/* older versions: follow previous_id; newer: who points here */
+	printf("\nversions:\n");
+	print_rows(db, "WITH RECURSIVE older(id, depth) AS (SELECT "
+		   "previous_id, 1 FROM series WHERE id = ?1 AND previous_id "
+		   "IS NOT NULL UNION ALL SELECT s.previous_id, o.depth + 1 "
+		   "FROM series s JOIN older o ON s.id = o.id WHERE "
+		   "s.previous_id IS NOT NULL AND o.depth < 50), newer(id, "
+		   "depth) AS (SELECT id, 1 FROM series WHERE previous_id = ?1 "
+		   "UNION ALL SELECT s.id, n.depth + 1 FROM series s JOIN "
+		   "newer n ON s.previous_id = n.id WHERE n.depth < 50) "
+		   "SELECT s.id, 'v' || s.version AS version, s.title, "
+		   "s.previous_id, s.previous_how FROM series s WHERE s.id IN "
+		   "(SELECT id FROM older UNION SELECT id FROM newer UNION "
+		   "SELECT ?1) ORDER BY s.version, s.id", id);
+	printf("\nnotices:\n");
+	print_rows(db, "SELECT n.id, n.action, n.branch, n.filename, p.idx AS "
+		   "patch, n.link_how FROM notices n LEFT JOIN patches p ON "
+		   "p.id = n.patch_id WHERE n.series_id = ? ORDER BY n.id", id);
+	return 0;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct mmci_config cfg;
@@ -87,9 +128,12 @@ int cmd_show(int argc, char **argv)
 			   "series_id, upto, kernel_release, status, "
 			   "round(duration_s) AS seconds, log_path, error "
 			   "FROM builds ORDER BY id DESC LIMIT 50", 0);
+	else if (!strcmp(argv[1], "series") && argc == 3)
+		ret = show_series(&db, parse_count("ID", argv[2]));
 	else if (!strcmp(argv[1], "series"))
 		print_rows(&db, "SELECT id, version, total, title, author, "
-			   "source FROM series ORDER BY id DESC LIMIT 50", 0);
+			   "previous_id AS previous, source FROM series ORDER "
+			   "BY id DESC LIMIT 50", 0);
 	else if (!strcmp(argv[1], "run") && argc == 3)
 		ret = show_run(&db, parse_count("ID", argv[2]));
 	else {

@@ -9,9 +9,13 @@
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
+#include "notice.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
+
+static void read_previous(struct db *db, long long id,
+			  struct version_link *prev);
 
 void loaded_series_release(struct loaded_series *ls)
 {
@@ -104,8 +108,18 @@ int ingest_series_file(struct db *db, const char *path,
 	}
 	ls->id = db_int(db, 0, "SELECT id FROM series WHERE source_sha1 = ? "
 			"ORDER BY id LIMIT 1", "t", sha);
-	if (!ls->id && store_series(db, path, sha, ls) < 0)
-		return -1;
+	if (!ls->id) {
+		struct ingest_report rep = { 0 };
+
+		if (store_series(db, path, sha, ls) < 0)
+			return -1;
+		if (ingest_link_versions(db, ls, &rep) < 0)
+			warning("series #%lld: versions not linked", ls->id);
+		else if (rep.previous.id)
+			log_info("series #%lld: v%d of series #%lld (%s)",
+				 ls->id, ls->s.version, rep.previous.id,
+				 rep.previous.how);
+	}
 	log_info("series #%lld: '%s' v%d, %zu patch(es)%s", ls->id,
 		 ls->s.title, ls->s.version, ls->s.nr,
 		 ls->s.cover ? " and a cover letter" : "");
@@ -592,6 +606,8 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 		rep->nr_problem_messages = db_int(db, 0, "SELECT count(*) FROM "
 				"messages WHERE thread_id = ? AND problem IS "
 				"NOT NULL", "i", rep->thread_id);
+		if (ls->id)
+			read_previous(db, ls->id, &rep->previous);
 		ret = 0;
 		goto out;
 	}
@@ -655,6 +671,15 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 	if (db_commit(db) < 0)
 		goto out;
 	ret = 0;
+	if (ls->id > 0) {
+		int n;
+
+		/* the rows are in: a failed link is reported, not fatal */
+		if (ingest_link_versions(db, ls, rep) < 0)
+			warning("series #%lld: versions not linked", ls->id);
+		n = notice_link_series(db, ls->id);
+		rep->nr_notices = n > 0 ? n : 0;
+	}
 	goto out;
 rollback:
 	db_rollback(db);
@@ -665,4 +690,325 @@ out:
 	if (ret < 0)
 		ls->id = 0;
 	return ret;
+}
+
+/*
+ * Versions of a series. The key of a series across versions is its title
+ * without the tags, lower case, blanks collapsed, plus the author's
+ * address; an explicit lore link in the cover letter wins over the key.
+ */
+
+static char *norm_title(const char *title)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	for (p = title ? title : ""; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n') {
+			if (sb.len && sb.buf[sb.len - 1] != ' ')
+				strbuf_addch(&sb, ' ');
+		} else {
+			strbuf_addch(&sb, *p >= 'A' && *p <= 'Z' ?
+				     *p - 'A' + 'a' : *p);
+		}
+	}
+	strbuf_rtrim(&sb);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* the lower-case address of "Name <a@b>" (or of a bare address) */
+static char *author_email(const char *author)
+{
+	const char *lt = author ? strrchr(author, '<') : NULL, *gt;
+	char *e, *p;
+
+	if (lt && (gt = strchr(lt, '>')))
+		e = xstrndup(lt + 1, gt - lt - 1);
+	else
+		e = xstrdup(author ? author : "");
+	for (p = e; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = *p - 'A' + 'a';
+	return e;
+}
+
+/* rows stored before migration 5 get their key the first time it counts */
+static int backfill_keys(struct db *db)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT id, title, author FROM series "
+				    "WHERE norm_title IS NULL", "");
+	long long *ids = NULL;
+	char **t = NULL, **a = NULL;
+	size_t nr = 0, alloc = 0, alloc2 = 0, alloc3 = 0, i;
+	int ret = 0;
+
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(ids, nr + 1, alloc);
+		ALLOC_GROW(t, nr + 1, alloc2);
+		ALLOC_GROW(a, nr + 1, alloc3);
+		ids[nr] = sqlite3_column_int64(st, 0);
+		t[nr] = norm_title(db_col_text(st, 1));
+		a[nr] = author_email(db_col_text(st, 2));
+		nr++;
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < nr; i++) {
+		if (!ret && db_run(db, "UPDATE series SET norm_title = ?, "
+				   "author_email = ? WHERE id = ?", "tti",
+				   t[i], a[i], ids[i]) < 0)
+			ret = -1;
+		free(t[i]);
+		free(a[i]);
+	}
+	free(ids);
+	free(t);
+	free(a);
+	return ret;
+}
+
+static int own_msgid(const struct loaded_series *ls, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < ls->nr_mails; i++)
+		if (ls->mails[i].message_id &&
+		    !strcmp(ls->mails[i].message_id, id))
+			return 1;
+	return 0;
+}
+
+/* lore links of the cover letter (or of patch 1) into series_links */
+static int store_changelog_links(struct db *db, const struct loaded_series *ls)
+{
+	const struct mail *m = ls->s.cover ? ls->s.cover :
+			       ls->s.patches[0].mail;
+	const char *p = m->body.buf, *end = m->body.buf + m->body.len;
+	size_t nr = 0;
+
+	while (p < end && nr < INGEST_MAX_CHANGELOG_LINKS) {
+		const char *h = memmem(p, end - p, "http", 4), *q;
+		size_t len;
+		char *id;
+
+		if (!h)
+			break;
+		for (q = h; q < end && !strchr(" \t\n<>()[]\"'", *q); q++)
+			;
+		len = q - h;
+		while (len && strchr(".,;:", h[len - 1]))
+			len--;
+		p = q;
+		id = notice_lore_msgid(h, len);
+		if (!id)
+			continue;
+		if (!own_msgid(ls, id) &&
+		    !db_int(db, 0, "SELECT count(*) FROM series_links WHERE "
+			    "series_id = ? AND message_id = ?", "it", ls->id,
+			    id)) {
+			char *url = xstrndup(h, len);
+			int bad = db_run(db, "INSERT INTO series_links "
+					 "(series_id, message_id, url) VALUES "
+					 "(?, ?, ?)", "itt", ls->id, id,
+					 url) < 0;
+
+			free(url);
+			if (bad) {
+				free(id);
+				return -1;
+			}
+			nr++;
+		}
+		free(id);
+	}
+	return 0;
+}
+
+/* the series (id, version) a query returns in its first row */
+static int query_series(struct db *db, sqlite3_stmt *st, long long *id,
+			int *version)
+{
+	int found = 0;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		*version = sqlite3_column_int(st, 1);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int find_previous(struct db *db, const struct loaded_series *ls,
+			 const char *key, const char *email,
+			 struct version_link *prev)
+{
+	sqlite3_stmt *st;
+	long long id;
+	int v, r;
+
+	memset(prev, 0, sizeof(*prev));
+	st = db_query(db, "SELECT message_id FROM series_links WHERE "
+		      "series_id = ?", "i", ls->id);
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *m = db_col_text(st, 0);
+
+		r = query_series(db, db_query(db,
+			"SELECT id, version FROM series WHERE id != ?1 AND "
+			"version < ?2 AND (message_id = ?3 OR id IN (SELECT "
+			"series_id FROM patches WHERE message_id = ?3) OR id "
+			"IN (SELECT series_id FROM messages WHERE message_id "
+			"= ?3 AND series_id IS NOT NULL)) ORDER BY version "
+			"DESC, id DESC LIMIT 1", "iit", ls->id,
+			(long long)ls->s.version, m), &id, &v);
+		if (r < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		if (r && v > prev->version) {
+			prev->id = id;
+			prev->version = v;
+			prev->how = "changelog link";
+		}
+	}
+	sqlite3_finalize(st);
+	if (prev->id)
+		return 0;
+	r = query_series(db, db_query(db, "SELECT id, version FROM series "
+		"WHERE id != ? AND version < ? AND norm_title = ? AND "
+		"author_email = ? ORDER BY version DESC, id DESC LIMIT 1",
+		"iitt", ls->id, (long long)ls->s.version, key, email), &id, &v);
+	if (r < 0)
+		return -1;
+	if (r) {
+		prev->id = id;
+		prev->version = v;
+		prev->how = "subject+author";
+	}
+	return 0;
+}
+
+/* newer series (by link or key) whose previous one is missing or older */
+static int link_newer(struct db *db, const struct loaded_series *ls,
+		      const char *sql, const char *types, const char *a,
+		      const char *b, const char *how, struct ingest_report *rep)
+{
+	sqlite3_stmt *st = db_query(db, sql, types, (long long)ls->s.version,
+				    a, b);
+	long long ids[16];
+	int vers[16], n = 0, i;
+
+	if (!st)
+		return -1;
+	while (n < 16 && sqlite3_step(st) == SQLITE_ROW) {
+		ids[n] = sqlite3_column_int64(st, 0);
+		vers[n++] = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++) {
+		if (ids[i] == ls->id)
+			continue;
+		if (db_run(db, "UPDATE series SET previous_id = ?, "
+			   "previous_how = ? WHERE id = ?", "iti", ls->id, how,
+			   ids[i]) < 0)
+			return -1;
+		if (!rep->next.id) {
+			rep->next.id = ids[i];
+			rep->next.version = vers[i];
+			rep->next.how = how;
+		}
+		rep->nr_next++;
+	}
+	return 0;
+}
+
+/* a newer one qualifies if it has no previous or an older previous one */
+#define NEWER_FREE "(s.previous_id IS NULL OR (SELECT version FROM series " \
+	"WHERE id = s.previous_id) < ?1)"
+
+int ingest_link_versions(struct db *db, const struct loaded_series *ls,
+			 struct ingest_report *rep)
+{
+	char *key, *email, *author;
+	size_t i;
+	int ret = -1;
+
+	if (!ls->id || !ls->s.nr)
+		return 0;
+	key = norm_title(ls->s.title);
+	author = xstrfmt("<%s>", ls->s.patches[0].author_email);
+	email = author_email(author);
+	free(author);
+	if (db_begin(db) < 0)
+		goto out;
+	if (backfill_keys(db) < 0 ||
+	    db_run(db, "UPDATE series SET norm_title = ?, author_email = ? "
+		   "WHERE id = ?", "tti", key, email, ls->id) < 0 ||
+	    store_changelog_links(db, ls) < 0 ||
+	    find_previous(db, ls, key, email, &rep->previous) < 0)
+		goto rollback;
+	if (rep->previous.id &&
+	    db_run(db, "UPDATE series SET previous_id = ?, previous_how = ? "
+		   "WHERE id = ?", "iti", rep->previous.id, rep->previous.how,
+		   ls->id) < 0)
+		goto rollback;
+	/* newer versions that link to a mail of this thread */
+	for (i = 0; i < ls->nr_mails; i++) {
+		if (!ls->mails[i].message_id)
+			continue;
+		if (link_newer(db, ls, "SELECT DISTINCT s.id, s.version FROM "
+			       "series_links l JOIN series s ON s.id = "
+			       "l.series_id WHERE l.message_id = ?2 AND "
+			       "s.version > ?1 AND ?3 IS NOT NULL AND "
+			       NEWER_FREE " ORDER BY s.version, s.id", "itt",
+			       ls->mails[i].message_id, "", "changelog link",
+			       rep) < 0)
+			goto rollback;
+	}
+	if (link_newer(db, ls, "SELECT s.id, s.version FROM series s WHERE "
+		       "s.norm_title = ?2 AND s.author_email = ?3 AND "
+		       "s.version > ?1 AND " NEWER_FREE " AND NOT EXISTS "
+		       "(SELECT 1 FROM series_links l WHERE l.series_id = "
+		       "s.id AND l.message_id IN (SELECT message_id FROM "
+		       "messages WHERE series_id = s.previous_id)) ORDER BY "
+		       "s.version, s.id", "itt", key, email, "subject+author",
+		       rep) < 0)
+		goto rollback;
+	if (db_commit(db) < 0)
+		goto out;
+	ret = 0;
+	goto out;
+rollback:
+	db_rollback(db);
+out:
+	free(key);
+	free(email);
+	return ret;
+}
+
+/* what an earlier ingest linked, for the summary of a repeated one */
+static void read_previous(struct db *db, long long id, struct version_link *prev)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT p.id, p.version, "
+				    "s.previous_how FROM series s JOIN series "
+				    "p ON p.id = s.previous_id WHERE s.id = ?",
+				    "i", id);
+
+	memset(prev, 0, sizeof(*prev));
+	if (!st)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *how = db_col_text(st, 2);
+
+		prev->id = sqlite3_column_int64(st, 0);
+		prev->version = sqlite3_column_int(st, 1);
+		prev->how = !strcmp(how, "changelog link") ? "changelog link" :
+			    "subject+author";
+	}
+	sqlite3_finalize(st);
 }

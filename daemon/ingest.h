@@ -67,6 +67,14 @@ struct ingest_report {
 	size_t nr_reply_trailers;	/* over all patches */
 	size_t nr_cover_trailers;	/* of those, sent to the cover */
 	char *problem;		/* thread-level problem, or NULL */
+	struct version_link {
+		long long id;	/* 0: none */
+		int version;
+		const char *how;	/* "changelog link", "subject+author" */
+	} previous, next;	/* vN-1 this series links to; a newer one
+				 * that now links to this one */
+	size_t nr_next;		/* newer series that now link here */
+	int nr_notices;		/* mm-commits notices now linked to it */
 };
 
 /**
@@ -90,6 +98,26 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 		  const struct ingest_source *src, struct loaded_series *ls,
 		  struct ingest_report *rep);
 void ingest_report_release(struct ingest_report *rep);
+
+/**
+ * ingest_link_versions() - link a stored series to its other versions
+ * @db: the database
+ * @ls: the series just stored (ls->id)
+ * @rep: out, rep->previous, rep->next and rep->nr_next
+ *
+ * vN gets the nearest lower version stored as its previous one: the series
+ * a lore link of its cover letter (or of patch 1 when there is no cover)
+ * points into, else the one with the same normalised title and author
+ * address. Newer versions already stored that lack a nearer previous one
+ * are linked to this one the same way.
+ *
+ * Return: 0, or -1 after error() if the database fails.
+ */
+int ingest_link_versions(struct db *db, const struct loaded_series *ls,
+			 struct ingest_report *rep);
+
+/* the links of a cover letter kept per series (series_links) */
+#define INGEST_MAX_CHANGELOG_LINKS 64
 
 /*
  * apply_series - apply patches 1..upto of a loaded series on `base`,

@@ -15,6 +15,7 @@ PACKAGES="
 	busybox-static linux-source-6.12 linux-image-cloud-amd64
 	git
 	nginx-light
+	libxml2-dev
 "
 
 say() { echo "host-setup: $*"; }
