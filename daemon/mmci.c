@@ -22,7 +22,7 @@ struct cmd {
 static const struct cmd commands[] = {
 	{ "init", cmd_init, "create the database and import the default tree" },
 	{ "ingest", cmd_ingest,
-	  "fetch trees and series (ingest tree | series MSGID | FILE)" },
+	  "find work: ingest tree | discover | series MSGID | FILE" },
 	{ "apply", cmd_apply, "apply a series on a base commit (libgit2)" },
 	{ "build", cmd_build, "build a kernel (cached by tree, config, compiler)" },
 	{ "run", cmd_run, "boot a kernel and time the workloads" },
