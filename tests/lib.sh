@@ -67,11 +67,14 @@ sql() { sqlite3 -batch -noheader "$MMCI_DB" "$1"; }
 # no mmci domain may be left behind
 # domains are named mmci-<tag>-runN-bootM, the tag from the database's
 # path (daemon/run.c): only this test's count, not a service's next door
+domain_prefix() {
+	printf 'mmci-%s-' "$(printf %s "$(realpath "$MMCI_DB")" |
+		git hash-object --stdin | cut -c1-8)"
+}
+
 no_domains_left() {
-	tag=$(printf %s "$(realpath "$MMCI_DB")" | git hash-object --stdin |
-	      cut -c1-8)
 	left=$(virsh -c qemu:///system list --all --name 2>/dev/null |
-	       grep "^mmci-$tag-" || true)
+	       grep "^$(domain_prefix)" || true)
 	[ -z "$left" ] || { echo "domains left: $left"; return 1; }
 }
 

@@ -94,12 +94,13 @@ test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
 	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 \
 		--label killed > /dev/null 2>&1 & pid=$!; } &&
 	i=0 &&
-	until virsh -c qemu:///system list --name | grep -q "^mmci-"; do
+	prefix=$(domain_prefix) &&
+	until virsh -c qemu:///system list --name | grep -q "^$prefix"; do
 		i=$((i + 1)); [ $i -lt 300 ] || exit 1; sleep 0.2
 	done &&
 	sleep 2 && kill -9 $pid &&
 	i=0 &&
-	while virsh -c qemu:///system list --all --name | grep -q "^mmci-"; do
+	while virsh -c qemu:///system list --all --name | grep -q "^$prefix"; do
 		i=$((i + 1)); [ $i -lt 60 ] || exit 1; sleep 0.5
 	done &&
 	! ls /dev/shm/mmci-* 2>/dev/null &&
