@@ -3,6 +3,7 @@
 #   make            build ./mmci and the guest runner
 #   make test       set up the host (idempotent) and run every test (TAP)
 #   make demo       set up the host and run the main job on the defaults
+#   make bench      set up the host and measure the noise settings' spread
 #   make V=1        show the full compiler command lines
 #   make DEVELOPER=1  -Werror and extra warnings
 #   make SANITIZE=1   build with ASan + UBSan
@@ -81,10 +82,20 @@ demo: setup
 	./mmci init
 	./mmci test-series kernel-patches/examples/memmap-slow.mbox --base debian-6.12
 
+# every workload, B boots per noise setting (icount, wall, wall-pin,
+# wall-disk), on the newest Debian cloud kernel; see bench/README.md.
+# BENCH_ARGS replaces all of it, MMCI_DB picks the database.
+BENCH_KERNEL = $(shell ls /boot/vmlinuz-*-cloud-amd64 2>/dev/null | sort -V | tail -n 1)
+BENCH_ARGS ?= --kernel $(BENCH_KERNEL) --nvdimm 16G --iters 10 --boots 5
+
+bench: setup
+	$(MAKE) all
+	./mmci bench $(BENCH_ARGS)
+
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
 		$(UNIT_TESTS) tests/unit/*.d
 
-.PHONY: all setup test demo clean
+.PHONY: all setup test demo bench clean
 -include daemon/*.d tests/unit/*.d
 

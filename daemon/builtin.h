@@ -16,6 +16,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 /* `mmci ingest tree` (cmd-ingest-tree.c), dispatched by cmd_ingest */
 int cmd_ingest_tree(int argc, char **argv);

@@ -47,49 +47,12 @@ static const char run_usage[] =
 	"                     icount under TCG, wall under KVM\n"
 	"  --backing KIND     tmpfs or disk for the NVDIMM file (auto)\n"
 	"  --vcpus N          vCPUs in wall mode (2; icount always uses 1)\n"
-	"  --pin              pin each vCPU to its own host CPU\n"
+	"  --pin, --no-pin    pin each vCPU to its own host CPU (the default\n"
+	"                     in wall mode when the host has the CPUs)\n"
 	"  --ram SIZE         guest RAM (1G plus the memmap the run needs)\n"
 	"  --timeout S        per boot (from the workloads by default)\n"
 	"  --label TEXT       a name for the run\n"
 	"  --initrd PATH      boot this initramfs instead of the runner's\n";
-
-static int prebuilt_hz(const char *release)
-{
-	char *path = xstrfmt("/boot/config-%s", release);
-	int hz = config_hz(path);
-
-	free(path);
-	return hz;
-}
-
-/* fill o from a builds row; strings are owned by *keep */
-static int from_build(struct db *db, long long id, struct run_opts *o,
-		      struct build_result *keep)
-{
-	sqlite3_stmt *st = db_query(db, "SELECT artifacts, kernel_release, hz "
-				    "FROM builds WHERE id = ? AND status = "
-				    "'ok'", "i", id);
-	int ret = -1;
-
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		keep->artifacts = xstrdup(db_col_text(st, 0));
-		keep->bzimage = xstrfmt("%s/bzImage", keep->artifacts);
-		keep->modroot = xstrfmt("%s/modroot", keep->artifacts);
-		keep->release = xstrdup(db_col_text(st, 1));
-		o->build_id = id;
-		o->kernel = keep->bzimage;
-		o->modroot = keep->modroot;
-		o->release = keep->release;
-		o->hz = sqlite3_column_int(st, 2);
-		ret = 0;
-	} else {
-		error("no successful build #%lld", id);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -114,6 +77,7 @@ int cmd_run(int argc, char **argv)
 		{ "memremap-size", required_argument, NULL, 'S' },
 		{ "vcpus", required_argument, NULL, 'C' },
 		{ "pin", no_argument, NULL, 'X' },
+		{ "no-pin", no_argument, NULL, 'Y' },
 		{ "ram", required_argument, NULL, 'R' },
 		{ "boots", required_argument, NULL, 'B' },
 		{ "clock", required_argument, NULL, 'c' },
@@ -165,6 +129,7 @@ int cmd_run(int argc, char **argv)
 		case 'S': o.memremap_size = optarg; break;
 		case 'C': o.vcpus = parse_count("--vcpus", optarg); break;
 		case 'X': o.pin = 1; break;
+		case 'Y': o.pin = 0; break;
 		case 'R': o.ram_mib = parse_mib("--ram", optarg); break;
 		case 'B': boots = parse_count("--boots", optarg); break;
 		case 'c': o.clock = optarg; break;
@@ -191,23 +156,8 @@ int cmd_run(int argc, char **argv)
 	    strcmp(o.backing, "disk"))
 		die("--backing is tmpfs or disk, not '%s'", o.backing);
 	setup_command(&cfg, &db);
-	if (build_id) {
-		if (from_build(&db, build_id, &o, &keep) < 0)
-			die("cannot run build #%lld", build_id);
-	} else {
-		const char *base = strrchr(o.kernel, '/');
-
-		if (!file_exists(o.kernel))
-			die("kernel '%s' not found", o.kernel);
-		base = base ? base + 1 : o.kernel;
-		if (!o.release && skip_prefix(base, "vmlinuz-", &base))
-			o.release = release = xstrdup(base);
-		if (!o.release)
-			die("cannot tell the release of '%s': give --release",
-			    o.kernel);
-		if (!o.hz)
-			o.hz = prebuilt_hz(o.release);
-	}
+	if (run_opts_kernel(&db, build_id, &o, &keep, &release) < 0)
+		die("cannot run that kernel");
 	ret = run_boots(&cfg, &db, &o, boots, &run_id) ? 1 : 0;
 	if (run_id)
 		printf("run #%lld: %s\n", run_id, ret ? "failed" : "ok");

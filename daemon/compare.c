@@ -120,19 +120,6 @@ static int load_units(struct db *db, long long run_id,
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* resolution of a metric, in its unit: the table's, or a jiffy */
-static double metric_resolution(const char *workload, const char *metric,
-				int hz)
-{
-	const struct metric_def *m = metric_find(workload, metric);
-
-	if (!m)
-		return 0;
-	if (m->resolution > 0)
-		return m->resolution;
-	return hz > 0 ? 1000.0 / hz : 10.0;
-}
-
 static void compare_one(struct db *db, const struct run_comparison *rc,
 			const struct run_info *bi, const struct run_info *ni,
 			struct metric_comparison *mc)

@@ -29,6 +29,8 @@ static const struct cmd commands[] = {
 	{ "compare", cmd_compare, "compare two runs, metric by metric" },
 	{ "test-series", cmd_test_series,
 	  "build, run and compare base vs base+series" },
+	{ "bench", cmd_bench,
+	  "measure which noise setting gives the least spread" },
 	{ "workloads", cmd_workloads, "list the workloads and their metrics" },
 	{ "show", cmd_show, "list runs, builds and series; show one" },
 };

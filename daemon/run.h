@@ -11,6 +11,7 @@
 #ifndef MMCI_RUN_H
 #define MMCI_RUN_H
 
+struct build_result;
 struct db;
 struct mmci_config;
 
@@ -34,7 +35,9 @@ struct run_opts {
 	const char *kmem_memmap;      /* "ram,on_memory" */
 	const char *memremap_size;    /* DEVICE_PRIVATE range, "64G" */
 	const char *extra;            /* more mmci.key=value words, or NULL */
-	int pin;                      /* pin each vCPU to its own host CPU */
+	int pin;                      /* pin each vCPU to its own host CPU:
+	                               * 1, 0, or -1 = in wall mode when the
+	                               * host has the CPUs */
 	unsigned long long nvdimm_mib;
 	unsigned long long ram_mib;   /* 0 = from the workloads */
 	unsigned int vcpus;
@@ -44,6 +47,16 @@ struct run_opts {
 };
 
 void run_opts_init(struct run_opts *o);
+
+/*
+ * run_opts_kernel - the kernel of `--build ID` (build_id != 0: its
+ * artifacts, release and HZ, strings owned by *keep) or of o->kernel, a
+ * prebuilt /boot/vmlinuz-REL (release from the name unless given, HZ from
+ * /boot/config-REL; a release it had to guess goes to *release, which the
+ * caller frees). Returns 0, or -1 after error().
+ */
+int run_opts_kernel(struct db *db, long long build_id, struct run_opts *o,
+		    struct build_result *keep, char **release);
 
 /* create the run row and its initramfs; *run_id out */
 int run_create(const struct mmci_config *cfg, struct db *db,

@@ -154,3 +154,14 @@ const struct metric_def *metric_find(const char *workload, const char *metric)
 			return m;
 	return NULL;
 }
+
+double metric_resolution(const char *workload, const char *metric, int hz)
+{
+	const struct metric_def *m = metric_find(workload, metric);
+
+	if (!m)
+		return 0;
+	if (m->resolution > 0)
+		return m->resolution;
+	return hz > 0 ? 1000.0 / hz : 10.0;
+}

@@ -39,4 +39,11 @@ int workloads_expand(const char *list, struct strbuf *out);
 /* the metric's definition, NULL when the runner did not declare it */
 const struct metric_def *metric_find(const char *workload, const char *metric);
 
+/*
+ * metric_resolution - the smallest step of a metric in its unit: the
+ * table's, or one jiffy (1000/HZ ms; 10 ms when HZ is unknown) for the
+ * kernel's own memmap times; 0 for a metric not in the table.
+ */
+double metric_resolution(const char *workload, const char *metric, int hz);
+
 #endif

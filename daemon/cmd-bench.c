@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-bench.c - `mmci bench`: which noise setting gives the smallest spread.
+ *
+ * Boots one kernel B times under each noise setting (clock icount or wall,
+ * vCPUs pinned or not, NVDIMM file on tmpfs or on disk), every workload in
+ * each boot, and prints one table: for every workload/variant/metric and
+ * every setting, the spread that matters for `mmci compare`. The boots of
+ * the settings are interleaved (icount, wall, ..., icount, wall, ...) so a
+ * noisy spell on the host is shared by all settings instead of inflating
+ * one. `--from-runs` prints the same table from runs already stored.
+ *
+ * The statistics, per metric and setting (DESIGN.md: the boot is the unit):
+ *  - n: ok boots with samples of the metric;
+ *  - median: of the per-boot medians;
+ *  - CV: between-boot coefficient of variation, sd / mean of the per-boot
+ *    medians (sd with n - 1); undefined below 2 boots. With 3 boots it is a
+ *    rough estimate (2 degrees of freedom): compare settings on many
+ *    metrics, not on one;
+ *  - wCV: within-boot CV (sd / mean of one boot's samples), median over
+ *    the boots; undefined for once-per-boot metrics (the first bind);
+ *  - MDC: the minimal detectable change, in % of the mean, of a two-sample
+ *    t test on boot medians with k boots per side, alpha 0.05 two-sided,
+ *    power 0.8, with the setting's CV as the common spread:
+ *
+ *	MDC = (t_{1-alpha/2, 2k-2} + t_{power, 2k-2}) * sqrt(2 / k) * CV
+ *
+ *    k is the number of boots per side `mmci test-series` uses by default
+ *    (cmd-test-series.c: 2 with icount, 5 with the wall clock), so MDC is
+ *    what a default comparison is worth; --mdc-boots sets k. For k = 2 the
+ *    factor is (4.303 + 1.061) * 1 = 5.36 * CV, for k = 5 it is
+ *    (2.306 + 0.889) * 0.632 = 2.02 * CV. The normal-theory formula with t
+ *    quantiles slightly understates the exact (noncentral t) value at such
+ *    small df; it ranks settings correctly, which is its job here. MDC is
+ *    never below one clock tick relative to the median (resolution /
+ *    median): with icount the spread is often exactly 0, and then the
+ *    tick (1000 / HZ ms for the kernel's memmap time) is all that limits.
+ *    A median below one tick (0 jiffies for a small memmap in RAM) has no
+ *    CV, wCV or MDC: a spread of 0 and 4 ms values is the clock's.
+ *  - best: the setting with the smallest between-boot CV ("a=b" on a tie),
+ *    none when a setting measured the metric below one tick.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <gsl/gsl_cdf.h>
+#include <jansson.h>
+
+#include "build.h"
+#include "builtin.h"
+#include "config.h"
+#include "db.h"
+#include "fsutil.h"
+#include "run.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "util.h"
+#include "workload.h"
+
+#define BENCH_ALPHA 0.05
+#define BENCH_POWER 0.8
+/* boots per side of a default `mmci test-series` (cmd-test-series.c) */
+#define TEST_SERIES_BOOTS_ICOUNT 2
+#define TEST_SERIES_BOOTS_WALL 5
+
+static const char bench_usage[] =
+	"usage: mmci bench (--build ID | --kernel PATH [--modules-root DIR]\n"
+	"                  [--release REL] [--hz HZ]) [options]\n"
+	"   or: mmci bench --from-runs ID,ID,... [--json] [--mdc-boots K]\n"
+	"\n"
+	"Boot one kernel B times under each noise setting and print, for every\n"
+	"metric and setting, the median, the between-boot and within-boot\n"
+	"coefficients of variation and the smallest change a default\n"
+	"comparison could detect; then which setting has the least spread.\n"
+	"\n"
+	"  --build ID         a kernel built by 'mmci build'\n"
+	"  --kernel PATH      a prebuilt kernel, e.g. /boot/vmlinuz-<release>\n"
+	"  --modules-root DIR directory holding lib/modules/<release> (/)\n"
+	"  --release REL      kernel release (from vmlinuz-<REL> by default)\n"
+	"  --hz HZ            CONFIG_HZ (from /boot/config-<REL> by default)\n"
+	"  --workloads LIST   comma list, or all (all)\n"
+	"  --boots B          boots per setting, interleaved (3)\n"
+	"  --settings LIST    comma list of CLOCK[-pin][-disk][-Ncpu], CLOCK\n"
+	"                     icount or wall; NVDIMM on tmpfs unless -disk\n"
+	"                     (icount,wall,wall-pin,wall-disk)\n"
+	"  --nvdimm SIZE      namespace size, e.g. 16G (100G)\n"
+	"  --iters N          rebinds per boot (30)\n"
+	"  --timeout S        per boot (from the size by default)\n"
+	"  --from-runs LIST   no boot: the table of these runs, one per setting\n"
+	"                     (--run-ids is the same)\n"
+	"  --mdc-boots K      boots per side for the MDC (test-series' default:\n"
+	"                     icount 2, wall 5)\n"
+	"  --json             machine-readable output\n";
+
+/* one column of the table: a noise setting and the run that measured it */
+struct bench_setting {
+	char *name;           /* "wall-pin" */
+	char *label;          /* the run's label, "bench:wall-pin" */
+	const char *clock;    /* "icount" or "wall" */
+	const char *backing;  /* "tmpfs" or "disk" */
+	int pin;              /* 1 pinned, 0 not, -1 not recorded */
+	unsigned int vcpus;   /* 0: run_opts' default */
+	long long run_id;     /* 0 when the run could not be created */
+	int mdc_boots;        /* k of the MDC formula */
+	/* from the run row */
+	char *accel, *rec_clock, *rec_backing, *release;
+	int rec_vcpus, hz, boots_ok, boots;
+	long long nvdimm_mib;
+	double boot_s;        /* s, sum of the boots' durations */
+};
+
+/* the statistics of one metric under one setting; NAN when undefined */
+struct bench_cell {
+	int n;                /* ok boots with samples */
+	double median;        /* of the per-boot medians, in the unit */
+	double cv;            /* between-boot, a fraction */
+	double wcv;           /* within-boot, a fraction, median over boots */
+	double mdc;           /* % */
+	double resolution;    /* in the unit, 0 unknown */
+};
+
+struct bench_row {
+	char *workload, *variant, *metric, *unit;
+	struct bench_cell *cells;   /* one per setting */
+	int *best;                  /* 1 for each setting with the least CV */
+};
+
+struct bench {
+	struct bench_setting *set;
+	size_t nr_set, alloc_set;
+	struct bench_row *rows;
+	size_t nr_rows, alloc_rows;
+	int mdc_boots;        /* --mdc-boots, 0: by clock */
+	const char *release;  /* of the first run; owned by its setting */
+};
+
+struct dvec {
+	double *v;
+	size_t nr, alloc;
+};
+
+static void dvec_push(struct dvec *d, double x)
+{
+	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
+	d->v[d->nr++] = x;
+}
+
+static void setting_release(struct bench_setting *s)
+{
+	free(s->name);
+	free(s->label);
+	free(s->accel);
+	free(s->rec_clock);
+	free(s->rec_backing);
+	free(s->release);
+}
+
+static void bench_release(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_set; i++)
+		setting_release(&b->set[i]);
+	for (i = 0; i < b->nr_rows; i++) {
+		free(b->rows[i].workload);
+		free(b->rows[i].variant);
+		free(b->rows[i].metric);
+		free(b->rows[i].unit);
+		free(b->rows[i].cells);
+		free(b->rows[i].best);
+	}
+	free(b->set);
+	free(b->rows);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * "wall-pin-disk": the clock, then -pin, -disk (or -tmpfs) and -<N>cpu in
+ * any order. Returns -1 after error() on anything else.
+ */
+static int parse_setting(const char *spec, struct bench_setting *s)
+{
+	char *copy = xstrdup(spec), *tok, *save = NULL;
+	int ret = 0, first = 1;
+
+	memset(s, 0, sizeof(*s));
+	s->backing = "tmpfs";
+	for (tok = strtok_r(copy, "-", &save); tok;
+	     tok = strtok_r(NULL, "-", &save), first = 0) {
+		char *end;
+		long n;
+
+		if (first && (!strcmp(tok, "icount") || !strcmp(tok, "wall"))) {
+			s->clock = !strcmp(tok, "wall") ? "wall" : "icount";
+		} else if (first) {
+			ret = error("setting '%s' does not start with a clock "
+				    "(icount or wall)", spec);
+			break;
+		} else if (!strcmp(tok, "pin")) {
+			s->pin = 1;
+		} else if (!strcmp(tok, "disk") || !strcmp(tok, "tmpfs")) {
+			s->backing = !strcmp(tok, "disk") ? "disk" : "tmpfs";
+		} else if ((n = strtol(tok, &end, 10)) > 0 && n <= 64 &&
+			   !strcmp(end, "cpu")) {
+			s->vcpus = n;
+		} else {
+			ret = error("unknown part '%s' of setting '%s' (pin, "
+				    "disk, tmpfs or <N>cpu)", tok, spec);
+			break;
+		}
+	}
+	if (!ret && !s->clock)
+		ret = error("empty setting in the list");
+	free(copy);
+	if (ret)
+		return ret;
+	s->name = xstrdup(spec);
+	s->label = xstrfmt("bench:%s", spec);
+	return 0;
+}
+
+static int parse_settings(const char *list, struct bench *b)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	int ret = 0;
+	size_t i;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct bench_setting s;
+
+		for (i = 0; i < b->nr_set; i++)
+			if (!strcmp(b->set[i].name, tok))
+				ret = error("setting '%s' given twice", tok);
+		if (ret || parse_setting(tok, &s) < 0) {
+			ret = -1;
+			break;
+		}
+		ALLOC_GROW(b->set, b->nr_set + 1, b->alloc_set);
+		b->set[b->nr_set++] = s;
+	}
+	if (!ret && !b->nr_set)
+		ret = error("no setting given");
+	free(copy);
+	return ret;
+}
+
+/* fill the recorded half of s from its run row */
+static int load_setting(struct db *db, struct bench_setting *s)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT label, clock, accel, backing, vcpus, nvdimm_mib, hz, "
+		"kernel_release, json_extract(params, '$.pin'), "
+		"(SELECT count(*) FROM boots WHERE run_id = runs.id AND "
+		"status = 'ok'), (SELECT count(*) FROM boots WHERE run_id = "
+		"runs.id), (SELECT total(duration_s) FROM boots WHERE run_id "
+		"= runs.id) FROM runs WHERE id = ?", "i", s->run_id);
+	int ret = -1;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		error("no run #%lld", s->run_id);
+		goto out;
+	}
+	if (!s->label)
+		s->label = xstrdup(db_col_text(st, 0));
+	s->rec_clock = xstrdup(db_col_text(st, 1));
+	s->accel = xstrdup(db_col_text(st, 2));
+	s->rec_backing = xstrdup(db_col_text(st, 3));
+	s->rec_vcpus = sqlite3_column_int(st, 4);
+	s->nvdimm_mib = sqlite3_column_int64(st, 5);
+	s->hz = sqlite3_column_int(st, 6);
+	s->release = xstrdup(db_col_text(st, 7));
+	s->pin = sqlite3_column_type(st, 8) == SQLITE_NULL ?
+			 -1 : sqlite3_column_int(st, 8) != 0;
+	s->boots_ok = sqlite3_column_int(st, 9);
+	s->boots = sqlite3_column_int(st, 10);
+	s->boot_s = sqlite3_column_double(st, 11);
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/*
+ * A run given by id: its name is what `mmci bench` asked for (label
+ * "bench:<setting>"), else what the row records; a name already taken
+ * gets "#<id>".
+ */
+static void name_from_run(struct bench *b, struct bench_setting *s)
+{
+	const char *p;
+	size_t i;
+
+	if (skip_prefix(s->label, "bench:", &p) && *p) {
+		s->name = xstrdup(p);
+	} else {
+		s->name = xstrfmt("%s%s%s", s->rec_clock,
+				  s->pin == 1 ? "-pin" : "",
+				  !strcmp(s->rec_backing, "disk") ? "-disk" :
+								    "");
+	}
+	for (i = 0; i < b->nr_set; i++) {
+		if (&b->set[i] != s && b->set[i].name &&
+		    !strcmp(b->set[i].name, s->name)) {
+			char *n = xstrfmt("%s#%lld", s->name, s->run_id);
+
+			free(s->name);
+			s->name = n;
+			break;
+		}
+	}
+}
+
+/* the MDC formula of the file header, in %; NAN below 2 boots */
+static double mdc_pct(const struct bench_cell *c, int k)
+{
+	double df = 2.0 * k - 2, factor, mdc, tick = 0;
+
+	if (c->n < 2 || isnan(c->cv) || k < 2)
+		return NAN;
+	factor = gsl_cdf_tdist_Pinv(1 - BENCH_ALPHA / 2, df) +
+		 gsl_cdf_tdist_Pinv(BENCH_POWER, df);
+	mdc = factor * sqrt(2.0 / k) * fabs(c->cv) * 100;
+	if (c->resolution > 0 && c->median > 0)
+		tick = c->resolution / c->median * 100;
+	return fmax(mdc, tick);
+}
+
+static struct bench_row *find_row(struct bench *b, const char *w,
+				  const char *v, const char *m, const char *u)
+{
+	struct bench_row *r;
+	size_t i;
+
+	for (i = 0; i < b->nr_rows; i++) {
+		r = &b->rows[i];
+		if (!strcmp(r->workload, w) && !strcmp(r->variant, v) &&
+		    !strcmp(r->metric, m) && !strcmp(r->unit, u))
+			return r;
+	}
+	ALLOC_GROW(b->rows, b->nr_rows + 1, b->alloc_rows);
+	r = &b->rows[b->nr_rows++];
+	r->workload = xstrdup(w);
+	r->variant = xstrdup(v);
+	r->metric = xstrdup(m);
+	r->unit = xstrdup(u);
+	r->cells = xcalloc(b->nr_set, sizeof(*r->cells));
+	r->best = xcalloc(b->nr_set, sizeof(*r->best));
+	for (i = 0; i < b->nr_set; i++) {
+		r->cells[i].median = r->cells[i].cv = r->cells[i].wcv = NAN;
+		r->cells[i].mdc = NAN;
+	}
+	return r;
+}
+
+/* one metric of one run, grouped while the rows stream by */
+struct group {
+	char *key[4];         /* workload, variant, metric, unit */
+	long long boot;
+	struct dvec vals;     /* the current boot's samples */
+	struct dvec medians;  /* one per boot */
+	struct dvec wcvs;     /* one per boot with 2 samples or more */
+};
+
+static void group_end_boot(struct group *g)
+{
+	struct summary s;
+
+	if (!g->vals.nr)
+		return;
+	if (!summarize(g->vals.v, g->vals.nr, &s)) {
+		dvec_push(&g->medians, s.median);
+		if (!isnan(s.cv))
+			dvec_push(&g->wcvs, s.cv);
+	}
+	g->vals.nr = 0;
+}
+
+static void group_end(struct bench *b, size_t si, struct group *g)
+{
+	const struct bench_setting *s = &b->set[si];
+	struct bench_cell *c;
+	struct summary sm;
+	size_t i;
+
+	group_end_boot(g);
+	if (g->medians.nr) {
+		c = &find_row(b, g->key[0], g->key[1], g->key[2], g->key[3])
+			     ->cells[si];
+		summarize(g->medians.v, g->medians.nr, &sm);
+		c->n = g->medians.nr;
+		c->median = sm.median;
+		c->cv = sm.cv;
+		summarize(g->wcvs.v, g->wcvs.nr, &sm);
+		c->wcv = sm.median;
+		c->resolution = metric_resolution(g->key[0], g->key[2], s->hz);
+		if (!(c->median >= c->resolution && c->median > 0)) {
+			/* below one tick: the spread is the clock's */
+			c->cv = c->wcv = NAN;
+		}
+		c->mdc = mdc_pct(c, s->mdc_boots);
+	}
+	for (i = 0; i < 4; i++) {
+		free(g->key[i]);
+		g->key[i] = NULL;
+	}
+	g->medians.nr = g->wcvs.nr = 0;
+	g->boot = -1;
+}
+
+/* every sample of the run's ok boots, into the rows' cells */
+static int load_cells(struct db *db, struct bench *b, size_t si)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT s.workload, s.variant, s.metric, s.unit, s.boot_id, "
+		"s.value FROM samples s JOIN boots bt ON bt.id = s.boot_id "
+		"WHERE s.run_id = ? AND bt.status = 'ok' ORDER BY 1, 2, 3, 4, "
+		"s.boot_id, s.iteration", "i", b->set[si].run_id);
+	struct group g = { .boot = -1 };
+	int rc, i;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long boot = sqlite3_column_int64(st, 4);
+
+		for (i = 0; i < 4 && g.key[0]; i++)
+			if (strcmp(g.key[i], db_col_text(st, i)))
+				break;
+		if (!g.key[0] || i < 4) {
+			if (g.key[0])
+				group_end(b, si, &g);
+			for (i = 0; i < 4; i++)
+				g.key[i] = xstrdup(db_col_text(st, i));
+		}
+		if (boot != g.boot)
+			group_end_boot(&g);
+		g.boot = boot;
+		dvec_push(&g.vals, sqlite3_column_double(st, 5));
+	}
+	if (g.key[0])
+		group_end(b, si, &g);
+	free(g.vals.v);
+	free(g.medians.v);
+	free(g.wcvs.v);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read the samples of run #%lld: %s",
+			     b->set[si].run_id, sqlite3_errmsg(db->handle));
+	return 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct bench_row *a = pa, *b = pb;
+	int c = strcmp(a->workload, b->workload);
+
+	if (!c)
+		c = strcmp(a->variant, b->variant);
+	if (!c)
+		c = strcmp(a->metric, b->metric);
+	if (!c)
+		c = strcmp(a->unit, b->unit);
+	return c;
+}
+
+/*
+ * The least between-boot CV wins; equal CVs (0 and 0 with icount) tie.
+ * No winner when a setting with 2 boots or more has no CV (its median is
+ * below one tick): the others' CVs are then of a clock's quantisation.
+ */
+static void mark_best(struct bench *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->nr_rows; i++) {
+		struct bench_row *r = &b->rows[i];
+		double best = INFINITY;
+
+		for (j = 0; j < b->nr_set; j++) {
+			if (r->cells[j].n >= 2 && isnan(r->cells[j].cv))
+				break;
+			if (!isnan(r->cells[j].cv))
+				best = fmin(best, fabs(r->cells[j].cv));
+		}
+		if (j < b->nr_set)
+			continue;
+		for (j = 0; j < b->nr_set; j++)
+			r->best[j] = !isnan(r->cells[j].cv) &&
+				     fabs(r->cells[j].cv) <= best + 1e-12;
+	}
+}
+
+static int bench_load(struct db *db, struct bench *b)
+{
+	const struct bench_setting *first = NULL;
+	size_t i;
+
+	for (i = 0; i < b->nr_set; i++) {
+		struct bench_setting *s = &b->set[i];
+
+		if (!s->run_id)
+			continue;
+		if (load_setting(db, s) < 0)
+			return -1;
+		if (!s->name)
+			name_from_run(b, s);
+		s->mdc_boots = b->mdc_boots ? b->mdc_boots :
+			       !strcmp(s->rec_clock, "wall") ?
+					       TEST_SERIES_BOOTS_WALL :
+					       TEST_SERIES_BOOTS_ICOUNT;
+		if (!first)
+			first = s;
+		else if (strcmp(s->release, first->release))
+			warning("run #%lld booted kernel %s, run #%lld %s: "
+				"the settings are not measured on one kernel",
+				first->run_id, first->release, s->run_id,
+				s->release);
+	}
+	for (i = 0; i < b->nr_set; i++)
+		if (b->set[i].run_id && load_cells(db, b, i) < 0)
+			return -1;
+	b->release = first ? first->release : "?";
+	if (b->nr_rows)
+		qsort(b->rows, b->nr_rows, sizeof(*b->rows), cmp_rows);
+	mark_best(b);
+	return 0;
+}
+
+/*
+ * Workloads some run asked for that no run measured: the kernel lacks
+ * them (vmap without mmci_bench.ko, vmalloc without test_vmalloc). One
+ * line each to out and one object each to jmissing (either may be NULL),
+ * with the first error the guest reported.
+ */
+static void list_missing(struct db *db, const struct bench *b,
+			 struct strbuf *out, json_t *jmissing)
+{
+	struct strbuf seen = STRBUF_INIT;
+	size_t i, j;
+
+	strbuf_addch(&seen, ',');
+	for (i = 0; i < b->nr_set; i++) {
+		sqlite3_stmt *st;
+		char *list, *tok, *save = NULL;
+
+		if (!b->set[i].run_id)
+			continue;
+		st = db_query(db, "SELECT workloads FROM runs WHERE id = ?",
+			      "i", b->set[i].run_id);
+		if (!st)
+			continue;
+		list = xstrdup(sqlite3_step(st) == SQLITE_ROW ?
+				       db_col_text(st, 0) : "");
+		sqlite3_finalize(st);
+		for (tok = strtok_r(list, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			char *key = xstrfmt(",%s,", tok);
+			char *why = NULL;
+			int found = 0;
+
+			for (j = 0; j < b->nr_rows && !found; j++)
+				found = !strcmp(b->rows[j].workload, tok);
+			if (found || strstr(seen.buf, key)) {
+				free(key);
+				continue;
+			}
+			strbuf_addf(&seen, "%s,", tok);
+			free(key);
+			for (j = 0; j < b->nr_set && !why; j++) {
+				if (!b->set[j].run_id)
+					continue;
+				st = db_query(db, "SELECT message FROM events "
+					      "WHERE run_id = ? AND workload = "
+					      "? AND kind = 'error' ORDER BY id "
+					      "LIMIT 1", "it",
+					      b->set[j].run_id, tok);
+				if (st && sqlite3_step(st) == SQLITE_ROW)
+					why = xstrdup(db_col_text(st, 0));
+				sqlite3_finalize(st);
+			}
+			if (out)
+				strbuf_addf(out, "no data: %s%s%s\n", tok,
+					    why ? ": " : "", why ? why : "");
+			if (jmissing)
+				json_array_append_new(jmissing, json_pack(
+					"{s:s, s:s?}", "workload", tok,
+					"error", why));
+			free(why);
+		}
+		free(list);
+	}
+	strbuf_release(&seen);
+}
+
+static void fmt_num(struct strbuf *sb, double v, int width)
+{
+	if (isnan(v))
+		strbuf_addf(sb, "%*s", width, "-");
+	else if (fabs(v) >= 1000)
+		strbuf_addf(sb, "%*.0f", width, v);
+	else if (fabs(v) >= 10)
+		strbuf_addf(sb, "%*.1f", width, v);
+	else
+		strbuf_addf(sb, "%*.3f", width, v);
+}
+
+static void fmt_pct(struct strbuf *sb, double pct, int width)
+{
+	if (isnan(pct))
+		strbuf_addf(sb, "%*s", width, "-");
+	else
+		strbuf_addf(sb, "%*.2f", width, pct);
+}
+
+/* " n   median   CV%  wCV%   MDC%" */
+#define CELL_WIDTH 38
+
+static void fmt_setting_line(struct strbuf *out, const struct bench_setting *s,
+			     int width)
+{
+	if (!s->run_id) {
+		strbuf_addf(out, "  %-*s  no run (could not be created)\n",
+			    width, s->name);
+		return;
+	}
+	strbuf_addf(out, "  %-*s  run #%lld: %s, clock %s, %d vCPU%s%s, "
+		    "%lld MiB NVDIMM on %s, %d/%d boots ok, %.0f s; MDC at %d "
+		    "boots per side\n", width, s->name, s->run_id, s->accel,
+		    s->rec_clock, s->rec_vcpus, s->rec_vcpus == 1 ? "" : "s",
+		    s->pin == 1 ? " pinned" : s->pin == 0 ? " unpinned" : "",
+		    s->nvdimm_mib, s->rec_backing, s->boots_ok, s->boots,
+		    s->boot_s, s->mdc_boots);
+}
+
+static void bench_format(struct db *db, const struct bench *b,
+			 struct strbuf *out)
+{
+	int ww = 8, vw = 7, mw = 6, uw = 4, sw = 4;
+	size_t i, j;
+
+	for (i = 0; i < b->nr_rows; i++) {
+		const struct bench_row *r = &b->rows[i];
+
+		ww = (int)fmax(ww, strlen(r->workload));
+		vw = (int)fmax(vw, strlen(r->variant));
+		mw = (int)fmax(mw, strlen(r->metric));
+		uw = (int)fmax(uw, strlen(r->unit));
+	}
+	for (j = 0; j < b->nr_set; j++)
+		sw = (int)fmax(sw, strlen(b->set[j].name));
+
+	strbuf_addf(out, "mmci bench: kernel %s, %zu setting(s)\n",
+		    b->release, b->nr_set);
+	for (j = 0; j < b->nr_set; j++)
+		fmt_setting_line(out, &b->set[j], sw);
+	strbuf_addf(out,
+		"\nn: ok boots with data; median: of the per-boot medians; "
+		"CV%%: between-boot\n"
+		"coefficient of variation of the per-boot medians (the boot is "
+		"the unit);\n"
+		"wCV%%: within-boot CV, median over the boots; MDC%%: smallest "
+		"change a t test\n"
+		"on boot medians detects at alpha %.2f (two-sided) with power "
+		"%.1f, never\n"
+		"below one clock tick; a median below one tick has no CV, wCV "
+		"or MDC;\n"
+		"best: least between-boot CV. icount counts instructions, not "
+		"cache or\n"
+		"memory effects: its spread is not the only criterion "
+		"(DESIGN.md).\n\n",
+		BENCH_ALPHA, BENCH_POWER);
+
+	/* header: the setting names over their column groups */
+	strbuf_addf(out, "%-*s %-*s %-*s %-*s", ww, "", vw, "", mw, "", uw,
+		    "");
+	for (j = 0; j < b->nr_set; j++) {
+		int len = (int)strlen(b->set[j].name), k;
+
+		strbuf_addstr(out, "  --- ");
+		strbuf_addstr(out, b->set[j].name);
+		strbuf_addch(out, ' ');
+		for (k = len + 5; k < CELL_WIDTH; k++)
+			strbuf_addch(out, '-');
+	}
+	strbuf_addch(out, '\n');
+	strbuf_addf(out, "%-*s %-*s %-*s %-*s", ww, "workload", vw, "variant",
+		    mw, "metric", uw, "unit");
+	for (j = 0; j < b->nr_set; j++)
+		strbuf_addf(out, "  %2s %10s %7s %7s %7s", "n", "median", "CV%",
+			    "wCV%", "MDC%");
+	strbuf_addstr(out, "  best\n");
+
+	for (i = 0; i < b->nr_rows; i++) {
+		const struct bench_row *r = &b->rows[i];
+		int first = 1;
+
+		strbuf_addf(out, "%-*s %-*s %-*s %-*s", ww, r->workload, vw,
+			    *r->variant ? r->variant : "-", mw, r->metric, uw,
+			    r->unit);
+		for (j = 0; j < b->nr_set; j++) {
+			const struct bench_cell *c = &r->cells[j];
+
+			strbuf_addf(out, "  %2d ", c->n);
+			fmt_num(out, c->median, 10);
+			strbuf_addch(out, ' ');
+			fmt_pct(out, c->cv * 100, 7);
+			strbuf_addch(out, ' ');
+			fmt_pct(out, c->wcv * 100, 7);
+			strbuf_addch(out, ' ');
+			fmt_pct(out, c->mdc, 7);
+		}
+		strbuf_addstr(out, "  ");
+		for (j = 0; j < b->nr_set; j++) {
+			if (!r->best[j])
+				continue;
+			strbuf_addf(out, "%s%s", first ? "" : "=",
+				    b->set[j].name);
+			first = 0;
+		}
+		if (first)
+			strbuf_addch(out, '-');
+		strbuf_addch(out, '\n');
+	}
+	if (!b->nr_rows)
+		strbuf_addstr(out, "(no samples in any run)\n");
+	list_missing(db, b, out, NULL);
+}
+
+/* per setting: metrics won, median CV and MDC over the metrics */
+struct bench_summary {
+	int wins, metrics;
+	double median_cv, median_mdc;   /* %, NAN without any */
+};
+
+static void summarize_setting(const struct bench *b, size_t j,
+			      struct bench_summary *bs)
+{
+	struct dvec cvs = { 0 }, mdcs = { 0 };
+	struct summary s;
+	size_t i;
+
+	memset(bs, 0, sizeof(*bs));
+	for (i = 0; i < b->nr_rows; i++) {
+		const struct bench_cell *c = &b->rows[i].cells[j];
+
+		bs->wins += b->rows[i].best[j];
+		if (isnan(c->cv))
+			continue;
+		bs->metrics++;
+		dvec_push(&cvs, fabs(c->cv) * 100);
+		if (!isnan(c->mdc))
+			dvec_push(&mdcs, c->mdc);
+	}
+	summarize(cvs.v, cvs.nr, &s);
+	bs->median_cv = s.median;
+	summarize(mdcs.v, mdcs.nr, &s);
+	bs->median_mdc = s.median;
+	free(cvs.v);
+	free(mdcs.v);
+}
+
+/*
+ * The setting with the least median between-boot CV (more wins break a
+ * tie), among those measured with `clock` (NULL: all); -1 if none has a
+ * CV. bs holds every setting's summary.
+ */
+static int least_spread(const struct bench *b, const struct bench_summary *bs,
+			const char *clock)
+{
+	int best = -1;
+	size_t j;
+
+	for (j = 0; j < b->nr_set; j++) {
+		if (isnan(bs[j].median_cv) ||
+		    (clock && (!b->set[j].rec_clock ||
+			       strcmp(b->set[j].rec_clock, clock))))
+			continue;
+		if (best < 0 || bs[j].median_cv < bs[best].median_cv ||
+		    (bs[j].median_cv == bs[best].median_cv &&
+		     bs[j].wins > bs[best].wins))
+			best = (int)j;
+	}
+	return best;
+}
+
+/* how many settings measured with `clock` have a median CV */
+static int nr_with_clock(const struct bench *b,
+			 const struct bench_summary *bs, const char *clock)
+{
+	int n = 0;
+	size_t j;
+
+	for (j = 0; j < b->nr_set; j++)
+		n += !isnan(bs[j].median_cv) && b->set[j].rec_clock &&
+		     !strcmp(b->set[j].rec_clock, clock);
+	return n;
+}
+
+static const char *const clocks[] = { "icount", "wall" };
+
+static void bench_format_summary(const struct bench *b, struct strbuf *out)
+{
+	struct bench_summary *bs = xcalloc(b->nr_set, sizeof(*bs));
+	int sw = 4, best, measured = 0;
+	size_t i, j;
+
+	for (i = 0; i < b->nr_rows; i++) {
+		for (j = 0; j < b->nr_set; j++)
+			if (b->rows[i].best[j])
+				break;
+		measured += j < b->nr_set;
+	}
+	for (j = 0; j < b->nr_set; j++)
+		sw = (int)fmax(sw, strlen(b->set[j].name));
+	strbuf_addf(out, "\nsummary (a tie is a win for each):\n");
+	for (j = 0; j < b->nr_set; j++) {
+		summarize_setting(b, j, &bs[j]);
+		strbuf_addf(out, "  %-*s wins %2d of %d metrics, median CV ",
+			    sw, b->set[j].name, bs[j].wins, measured);
+		fmt_pct(out, bs[j].median_cv, 0);
+		strbuf_addstr(out, " %, median MDC ");
+		fmt_pct(out, bs[j].median_mdc, 0);
+		strbuf_addf(out, " %% (over %d metrics with a CV)\n",
+			    bs[j].metrics);
+	}
+	best = least_spread(b, bs, NULL);
+	if (best >= 0)
+		strbuf_addf(out, "least spread: %s (median between-boot CV "
+			    "%.2f %%, wins %d of %d metrics)\n",
+			    b->set[best].name, bs[best].median_cv,
+			    bs[best].wins, measured);
+	else
+		strbuf_addstr(out, "least spread: undecided (no setting has "
+			      "2 ok boots with data)\n");
+	/* the modes are never compared, so each needs its own default */
+	for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+		if (nr_with_clock(b, bs, clocks[i]) < 2)
+			continue;
+		best = least_spread(b, bs, clocks[i]);
+		strbuf_addf(out, "least spread with the %s clock: %s (median "
+			    "between-boot CV %.2f %%)\n", clocks[i],
+			    b->set[best].name, bs[best].median_cv);
+	}
+	free(bs);
+}
+
+static json_t *jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static char *bench_json(struct db *db, const struct bench *b)
+{
+	json_t *root = json_object(), *jset = json_array();
+	json_t *jrows = json_array(), *jmissing = json_array();
+	json_t *by_clock = json_object();
+	struct bench_summary *bs = xcalloc(b->nr_set, sizeof(*bs));
+	char *text;
+	size_t i, j;
+	int best;
+
+	json_object_set_new(root, "kernel_release",
+			    json_string(b->release));
+	json_object_set_new(root, "alpha", json_real(BENCH_ALPHA));
+	json_object_set_new(root, "power", json_real(BENCH_POWER));
+	for (j = 0; j < b->nr_set; j++) {
+		const struct bench_setting *s = &b->set[j];
+
+		summarize_setting(b, j, &bs[j]);
+		json_array_append_new(jset, json_pack(
+			"{s:s, s:I, s:s?, s:s?, s:s?, s:i, s:o, s:I, s:i, "
+			"s:i, s:f, s:i, s:i, s:o, s:o}",
+			"name", s->name, "run_id", (json_int_t)s->run_id,
+			"accel", s->accel, "clock", s->rec_clock, "backing",
+			s->rec_backing, "vcpus", s->rec_vcpus, "pin",
+			s->pin < 0 ? json_null() : json_boolean(s->pin),
+			"nvdimm_mib", (json_int_t)s->nvdimm_mib, "boots_ok",
+			s->boots_ok, "boots", s->boots, "boot_s", s->boot_s,
+			"mdc_boots", s->mdc_boots, "wins", bs[j].wins,
+			"median_cv_pct", jnum(bs[j].median_cv),
+			"median_mdc_pct", jnum(bs[j].median_mdc)));
+	}
+	for (i = 0; i < b->nr_rows; i++) {
+		const struct bench_row *r = &b->rows[i];
+		json_t *cells = json_object(), *winners = json_array();
+
+		for (j = 0; j < b->nr_set; j++) {
+			const struct bench_cell *c = &r->cells[j];
+
+			json_object_set_new(cells, b->set[j].name, json_pack(
+				"{s:i, s:o, s:o, s:o, s:o, s:o}", "n", c->n,
+				"median", jnum(c->median), "cv_pct",
+				jnum(c->cv * 100), "within_cv_pct",
+				jnum(c->wcv * 100), "mdc_pct", jnum(c->mdc),
+				"resolution", jnum(c->resolution)));
+			if (r->best[j])
+				json_array_append_new(
+					winners, json_string(b->set[j].name));
+		}
+		json_array_append_new(jrows, json_pack(
+			"{s:s, s:s, s:s, s:s, s:o, s:o}", "workload",
+			r->workload, "variant", r->variant, "metric",
+			r->metric, "unit", r->unit, "settings", cells, "best",
+			winners));
+	}
+	list_missing(db, b, NULL, jmissing);
+	json_object_set_new(root, "settings", jset);
+	json_object_set_new(root, "metrics", jrows);
+	json_object_set_new(root, "no_data", jmissing);
+	best = least_spread(b, bs, NULL);
+	json_object_set_new(root, "least_spread",
+			    best < 0 ? json_null() :
+				       json_string(b->set[best].name));
+	for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+		best = least_spread(b, bs, clocks[i]);
+		if (best >= 0)
+			json_object_set_new(by_clock, clocks[i],
+					    json_string(b->set[best].name));
+	}
+	json_object_set_new(root, "least_spread_by_clock", by_clock);
+	free(bs);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+				 JSON_REAL_PRECISION(12));
+	json_decref(root);
+	return text;
+}
+
+/*
+ * Create one run per setting, then boot them in turns: boot 0 of every
+ * setting, boot 1 of every setting, ... Returns the number of settings
+ * whose every boot failed.
+ */
+static int bench_boot(const struct mmci_config *cfg, struct db *db,
+		      struct bench *b, const struct run_opts *base, int boots)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double t0 = now_s();
+	int i, failed = 0;
+	size_t j;
+
+	for (j = 0; j < b->nr_set; j++) {
+		struct bench_setting *s = &b->set[j];
+		struct run_opts o = *base;
+
+		o.clock = s->clock;
+		o.backing = s->backing;
+		o.pin = s->pin;
+		if (s->vcpus)
+			o.vcpus = s->vcpus;
+		o.label = s->label;
+		if (s->pin && ncpu > 0 && ncpu < (long)o.vcpus) {
+			error("setting '%s' pins %u vCPUs but the host has %ld "
+			      "CPU(s): skipped", s->name, o.vcpus, ncpu);
+			failed++;
+			continue;
+		}
+		if (run_create(cfg, db, &o, &s->run_id) < 0) {
+			error("setting '%s': cannot create its run", s->name);
+			s->run_id = 0;
+			failed++;
+		}
+	}
+	for (i = 0; i < boots; i++) {
+		for (j = 0; j < b->nr_set; j++) {
+			struct bench_setting *s = &b->set[j];
+
+			if (!s->run_id)
+				continue;
+			progress("bench: boot %d of %d, setting %s (run #%lld), "
+				 "%.0f s so far", i + 1, boots, s->name,
+				 s->run_id, now_s() - t0);
+			run_boot(cfg, db, s->run_id, i);
+		}
+	}
+	for (j = 0; j < b->nr_set; j++)
+		if (b->set[j].run_id && !run_finish(db, b->set[j].run_id))
+			failed++;
+	progress("bench: %d boot(s) in %.0f s", boots * (int)b->nr_set,
+		 now_s() - t0);
+	return failed;
+}
+
+static int parse_run_ids(const char *list, struct bench *b)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		ALLOC_GROW(b->set, b->nr_set + 1, b->alloc_set);
+		memset(&b->set[b->nr_set], 0, sizeof(*b->set));
+		b->set[b->nr_set++].run_id = parse_count("--from-runs", tok);
+	}
+	free(copy);
+	return b->nr_set ? 0 : error("--from-runs wants run ids, like 3,4");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "build", required_argument, NULL, 'b' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "modules-root", required_argument, NULL, 'm' },
+		{ "release", required_argument, NULL, 'r' },
+		{ "hz", required_argument, NULL, 'z' },
+		{ "workloads", required_argument, NULL, 'w' },
+		{ "boots", required_argument, NULL, 'B' },
+		{ "settings", required_argument, NULL, 's' },
+		{ "nvdimm", required_argument, NULL, 'n' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "from-runs", required_argument, NULL, 'R' },
+		{ "run-ids", required_argument, NULL, 'R' },
+		{ "mdc-boots", required_argument, NULL, 'M' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *settings = "icount,wall,wall-pin,wall-disk";
+	const char *from_runs = NULL;
+	struct build_result keep = { 0 };
+	struct strbuf wl = STRBUF_INIT, out = STRBUF_INIT;
+	struct bench b = { 0 };
+	struct run_opts o;
+	struct mmci_config cfg;
+	struct db db;
+	long long build_id = 0;
+	char *release = NULL;
+	int c, boots = 3, json = 0, ret = 1, failed = 0;
+
+	run_opts_init(&o);
+	o.modroot = "/";
+	o.workloads = "all";
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': build_id = parse_count("--build", optarg); break;
+		case 'k': o.kernel = optarg; break;
+		case 'm': o.modroot = optarg; break;
+		case 'r': o.release = optarg; break;
+		case 'z': o.hz = parse_count("--hz", optarg); break;
+		case 'w': o.workloads = optarg; break;
+		case 'B': boots = parse_count("--boots", optarg); break;
+		case 's': settings = optarg; break;
+		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
+		case 'i': o.iters = parse_count("--iters", optarg); break;
+		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
+		case 'R': from_runs = optarg; break;
+		case 'M':
+			b.mdc_boots = parse_count("--mdc-boots", optarg);
+			if (b.mdc_boots < 2)
+				die("--mdc-boots wants at least 2 (boots per "
+				    "side), not '%s'", optarg);
+			break;
+		case 'j': json = 1; break;
+		case 'h':
+			fputs(bench_usage, stdout);
+			return 0;
+		default:
+			fputs(bench_usage, stderr);
+			return 129;
+		}
+	}
+	if (optind != argc ||
+	    (!from_runs && !!build_id == !!o.kernel) ||
+	    (from_runs && (build_id || o.kernel))) {
+		error("give exactly one of --build, --kernel and --from-runs");
+		fputs(bench_usage, stderr);
+		return 129;
+	}
+	if (from_runs) {
+		if (parse_run_ids(from_runs, &b) < 0)
+			return 129;
+	} else if (parse_settings(settings, &b) < 0 ||
+		   workloads_expand(o.workloads, &wl) < 0) {
+		bench_release(&b);
+		strbuf_release(&wl);
+		return 129;
+	}
+	setup_command(&cfg, &db);
+	if (!from_runs) {
+		o.workloads = wl.buf;
+		if (run_opts_kernel(&db, build_id, &o, &keep, &release) < 0)
+			goto out;
+		progress("bench: %s, settings %s, %d boot(s) each, workloads "
+			 "%s", o.release, settings, boots, wl.buf);
+		failed = bench_boot(&cfg, &db, &b, &o, boots);
+	}
+	if (bench_load(&db, &b) < 0)
+		goto out;
+	if (json) {
+		char *text = bench_json(&db, &b);
+
+		puts(text);
+		free(text);
+	} else {
+		bench_format(&db, &b, &out);
+		bench_format_summary(&b, &out);
+		fputs(out.buf, stdout);
+	}
+	ret = failed ? 1 : 0;
+out:
+	bench_release(&b);
+	strbuf_release(&wl);
+	strbuf_release(&out);
+	build_result_release(&keep);
+	free(release);
+	db_close(&db);
+	config_release(&cfg);
+	return ret;
+}

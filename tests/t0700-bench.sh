@@ -1,0 +1,325 @@
+#!/bin/sh
+# t0700-bench: `mmci bench`, the noise-setting table. First from stored runs
+# with known samples (no boot): medians, between- and within-boot CVs, the
+# minimal detectable change and the winner, each checked against numbers
+# computed here in python3, independently of GSL. Then, when libvirt
+# answers, one real boot per clock mode on Debian's cloud kernel.
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null ||
+	skip_all "python3 computes the expected numbers and is missing"
+
+# The fixture: per run, per boot, per metric, the samples. The same data
+# makes the SQL and the expected statistics (expect.json).
+cat > fixture.py <<'EOF'
+import json, math, statistics as st, sys
+
+# run id -> (label, clock, backing, hz, workloads)
+RUNS = {
+    1: ("bench:wall", "wall", "tmpfs", 250, "fsdax,vmap"),
+    2: ("bench:icount", "icount", "tmpfs", 250, "fsdax,vmap"),
+    3: ("bench:wall-disk", "wall", "disk", 250, "fsdax,vmap"),
+    4: (None, "wall", "tmpfs", 250, "fsdax"),    # not from mmci bench
+}
+# (run, boot status, {(variant, metric): [samples]})
+BOOTS = [
+    (1, "ok", {("", "rebind_memmap"): [98, 100, 102],
+               ("", "first_bind_memmap"): [300],
+               ("align=1G", "rebind_memmap"): [49, 50, 51],
+               ("map=mem", "rebind_memmap"): [0, 0, 4]}),
+    (1, "ok", {("", "rebind_memmap"): [107.8, 110, 112.2],
+               ("", "first_bind_memmap"): [330],
+               ("align=1G", "rebind_memmap"): [48, 50, 52],
+               ("map=mem", "rebind_memmap"): [0, 0, 0]}),
+    (1, "ok", {("", "rebind_memmap"): [88.2, 90, 91.8],
+               ("", "first_bind_memmap"): [270],
+               ("align=1G", "rebind_memmap"): [50, 50, 50],
+               ("map=mem", "rebind_memmap"): [0, 4, 4]}),
+    (2, "ok", {("", "rebind_memmap"): [137] * 3,
+               ("", "rebind_wall"): [200.0] * 3,
+               ("", "first_bind_memmap"): [1468]}),
+    (2, "ok", {("", "rebind_memmap"): [137] * 3,
+               ("", "rebind_wall"): [200.0] * 3,
+               ("", "first_bind_memmap"): [1468]}),
+    (2, "ok", {("", "rebind_memmap"): [137] * 3,
+               ("", "rebind_wall"): [200.0] * 3,
+               ("", "first_bind_memmap"): [1468]}),
+    (3, "ok", {("", "rebind_memmap"): [98, 100, 102],
+               ("", "first_bind_memmap"): [500],
+               ("map=mem", "rebind_memmap"): [4, 8, 8]}),
+    (3, "ok", {("", "rebind_memmap"): [118, 120, 122],
+               ("", "first_bind_memmap"): [600],
+               ("map=mem", "rebind_memmap"): [8, 8, 8]}),
+    (3, "ok", {("", "rebind_memmap"): [78, 80, 82],
+               ("", "first_bind_memmap"): [400],
+               ("map=mem", "rebind_memmap"): [4, 4, 8]}),
+    (3, "failed", {("", "rebind_memmap"): [9999, 9999]}),   # never counted
+    (4, "ok", {("", "rebind_memmap"): [100, 101, 102]}),
+]
+RESOLUTION = {"rebind_memmap": None, "first_bind_memmap": None,
+              "rebind_wall": 0.001}     # None: a jiffy, 1000 / HZ ms
+
+
+def t_ppf(p, df):
+    """quantile of Student's t: Simpson integration of the density, then
+    bisection (no GSL, no scipy)"""
+    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+    pdf = lambda x: c * (1 + x * x / df) ** (-(df + 1) / 2)
+
+    def cdf(x, n=2000):
+        h = x / n
+        s = pdf(0) + pdf(x) + sum((4 if i % 2 else 2) * pdf(i * h)
+                                  for i in range(1, n))
+        return 0.5 + s * h / 3
+
+    lo, hi = 0.0, 100.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def expect(mdc_boots):
+    out = {}
+    for run, (label, clock, backing, hz, _) in RUNS.items():
+        k = mdc_boots or (5 if clock == "wall" else 2)
+        per = {}
+        for r, status, data in BOOTS:
+            if r != run or status != "ok":
+                continue
+            for key, vals in data.items():
+                per.setdefault(key, []).append(vals)
+        for (variant, metric), boots in per.items():
+            meds = [st.median(b) for b in boots]
+            wcvs = [st.stdev(b) / st.mean(b) for b in boots
+                    if len(b) > 1 and st.mean(b)]
+            n = len(meds)
+            cv = st.stdev(meds) / st.mean(meds) if n > 1 else None
+            res = RESOLUTION[metric] or 1000 / hz
+            med = st.median(meds)
+            mdc = None
+            if not med >= res:      # below one tick: the clock's spread
+                cv = wcvs = None
+            if cv is not None:
+                df = 2 * k - 2
+                mdc = (t_ppf(0.975, df) + t_ppf(0.8, df)) * math.sqrt(2 / k) * cv * 100
+                mdc = max(mdc, res / med * 100)
+            out["%d/%s/%s" % (run, variant, metric)] = {
+                "n": n, "median": med,
+                "cv_pct": None if cv is None else cv * 100,
+                "within_cv_pct": st.median(wcvs) * 100 if wcvs else None,
+                "mdc_pct": mdc}
+    return out
+
+
+if sys.argv[1] == "sql":
+    print("BEGIN;")
+    for run, (label, clock, backing, hz, wl) in RUNS.items():
+        print("INSERT INTO runs (id, label, kernel, kernel_release, "
+              "modules_root, hz, workloads, params, accel, clock, vcpus, "
+              "ram_mib, nvdimm_mib, backing, host, initrd, status, "
+              "started_at) VALUES (%d, %s, '/k', '6.1.0-test', '/', %d, "
+              "'%s', '{}', 'tcg', '%s', %d, 1024, 16384, '%s', 'h', '/i', "
+              "'ok', 0);" % (run, "'%s'" % label if label else "NULL", hz,
+                             wl, clock, 1 if clock == "icount" else 2,
+                             backing))
+    for boot, (run, status, data) in enumerate(BOOTS, 1):
+        print("INSERT INTO boots (id, run_id, idx, status, started_at, "
+              "duration_s) VALUES (%d, %d, %d, '%s', 0, 10);"
+              % (boot, run, boot, status))
+        for (variant, metric), vals in data.items():
+            for i, v in enumerate(vals):
+                print("INSERT INTO samples (run_id, boot_id, workload, "
+                      "variant, metric, unit, iteration, value) VALUES "
+                      "(%d, %d, 'fsdax', '%s', '%s', 'ms', %d, %r);"
+                      % (run, boot, variant, metric, i, v))
+    print("INSERT INTO events (run_id, boot_id, workload, kind, message) "
+          "VALUES (1, 1, 'vmap', 'error', "
+          "'mmci_bench.ko not found for 6.1.0-test');")
+    print("COMMIT;")
+else:
+    print(json.dumps(expect(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+EOF
+
+# check.py EXPECT.json BENCH.json RUNS...: every cell as expected, 1e-6
+cat > check.py <<'EOF'
+import json, sys
+exp = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))
+runs = [int(r) for r in sys.argv[3].split(",")]
+names = {s["run_id"]: s["name"] for s in got["settings"]}
+seen = 0
+for row in got["metrics"]:
+    for run in runs:
+        cell = row["settings"][names[run]]
+        key = "%d/%s/%s" % (run, row["variant"], row["metric"])
+        if key not in exp:
+            assert cell["n"] == 0, (key, cell)
+            continue
+        seen += 1
+        for f, want in exp[key].items():
+            have = cell[f]
+            ok = (have is None and want is None) or (
+                have is not None and want is not None and
+                abs(have - want) <= 1e-6 * max(1, abs(want)))
+            if not ok:
+                sys.exit("%s %s: got %r, want %r" % (key, f, have, want))
+assert seen == len(exp), (seen, len(exp))
+print("%d cells as expected" % seen)
+EOF
+
+# row WORKLOAD VARIANT METRIC: that line of the table, words separated by one
+# space (n median CV wCV MDC for each setting, then best)
+row() {
+	awk -v w="$1" -v v="$2" -v m="$3" \
+		'$1 == w && $2 == v && $3 == m { $1 = $1; print }' table
+}
+
+test_expect 'fixture: four runs with known samples in a migrated database' '
+	"$MMCI" init --no-tree &&
+	python3 fixture.py sql | sqlite3 -bail "$MMCI_DB" &&
+	[ "$(sql "SELECT count(*) FROM samples")" = 77 ] &&
+	python3 fixture.py expect > expect.json &&
+	python3 fixture.py expect 2 > expect2.json
+'
+
+test_expect 'from runs: boot medians 100, 110, 90 give CV 10 %' '
+	"$MMCI" bench --from-runs 1,2,3,4 > table &&
+	cat table &&
+	grep -q "^  wall       run #1: tcg, clock wall, 2 vCPUs, 16384 MiB NVDIMM on tmpfs, 3/3 boots ok, 30 s; MDC at 5 boots per side$" table &&
+	grep -q "^  wall#4     run #4: " table &&
+	grep -q "between-boot" table &&
+	row fsdax - rebind_memmap ms > r &&
+	cat r &&
+	# wall: n, median, CV, wCV, MDC at 5 boots per side
+	[ "$(cut -d" " -f5-9 r)" = "3 100.0 10.00 2.00 20.21" ] &&
+	# icount: no spread, MDC is one jiffy (4 ms at HZ 250) of 137 ms
+	[ "$(cut -d" " -f10-14 r)" = "3 137.0 0.00 0.00 2.92" ] &&
+	# wall-disk: medians 100, 120, 80, the failed boot is not counted
+	[ "$(cut -d" " -f15-19 r)" = "3 100.0 20.00 2.00 40.41" ] &&
+	# one boot: a within-boot CV, but no between-boot spread, no MDC
+	[ "$(cut -d" " -f20-24 r)" = "1 101.0 - 0.99 -" ] &&
+	[ "$(cut -d" " -f25 r)" = icount ]
+'
+
+test_expect 'every cell matches the independent computation' '
+	"$MMCI" bench --from-runs 1,2,3,4 --json > bench.json &&
+	python3 check.py expect.json bench.json 1,2,3,4 &&
+	"$MMCI" bench --from-runs 1,2,3,4 --json --mdc-boots 2 > bench2.json &&
+	python3 check.py expect2.json bench2.json 1,2,3,4
+'
+
+test_expect 'MDC with 2 boots per side: (t(.975,2) + t(.8,2)) x CV = 53.6 %' '
+	"$MMCI" bench --from-runs 1 --mdc-boots 2 > table &&
+	[ "$(row fsdax - rebind_memmap ms | cut -d" " -f5-9)" = "3 100.0 10.00 2.00 53.63" ]
+'
+
+test_expect 'zero spread: MDC is the resolution relative to the median' '
+	python3 -c "
+import json
+m = json.load(open(\"bench.json\"))[\"metrics\"]
+wall = [r for r in m if r[\"metric\"] == \"rebind_wall\"][0]
+c = wall[\"settings\"][\"icount\"]
+assert c[\"cv_pct\"] == 0 and c[\"resolution\"] == 0.001, c
+assert abs(c[\"mdc_pct\"] - 0.001 / 200 * 100) < 1e-12, c
+mem = [r for r in m if r[\"metric\"] == \"rebind_memmap\" and not r[\"variant\"]][0]
+c = mem[\"settings\"][\"icount\"]
+assert c[\"resolution\"] == 4 and abs(c[\"mdc_pct\"] - 400 / 137) < 1e-9, c
+"
+'
+
+test_expect 'variants are rows of their own; once-per-boot metrics have no wCV' '
+	"$MMCI" bench --from-runs 1,2,3,4 > table &&
+	[ "$(row fsdax align=1G rebind_memmap | cut -d" " -f5-9,25)" = "3 50.0 0.00 2.00 8.00 wall" ] &&
+	[ "$(row fsdax - first_bind_memmap | cut -d" " -f5-9)" = "3 300.0 10.00 - 20.21" ] &&
+	[ "$(row fsdax - first_bind_memmap | cut -d" " -f25)" = icount ] &&
+	[ "$(row fsdax - rebind_wall | cut -d" " -f5,10,15,25)" = "0 3 0 icount" ]
+'
+
+test_expect 'a median below one clock tick has no CV, wCV, MDC or winner' '
+	# boot medians 0, 0, 4 ms, a jiffy is 4 ms: the spread is the clock
+	# quantisation, so no setting wins even though wall-disk has a CV
+	row fsdax map=mem rebind_memmap > r && cat r &&
+	[ "$(cut -d" " -f5-9 r)" = "3 0.000 - - -" ] &&
+	[ "$(cut -d" " -f15-16 r)" = "3 8.000" ] &&
+	[ "$(cut -d" " -f25 r)" = "-" ]
+'
+
+test_expect 'a workload no run measured is listed with its first error' '
+	grep -q "^no data: vmap: mmci_bench.ko not found for 6.1.0-test$" table &&
+	[ "$(grep -c "^no data:" table)" = 1 ]
+'
+
+test_expect 'summary: wins per setting and the least spread' '
+	# icount MDCs: 4/1468, 4/137 and 0.001/200 of the median
+	grep -q "^  icount    wins  3 of 4 metrics, median CV 0.00 %, median MDC 0.27 % (over 3 metrics with a CV)$" table &&
+	grep -q "^  wall      wins  1 of 4 metrics, median CV 10.00 %" table &&
+	grep -q "^  wall-disk wins  0 of 4 metrics, median CV 20.00 %" table &&
+	grep -q "^  wall#4    wins  0 of 4 metrics, median CV - %" table &&
+	grep -q "^least spread: icount (median between-boot CV 0.00 %, wins 3 of 4 metrics)$" table &&
+	grep -q "^least spread with the wall clock: wall (median between-boot CV 10.00 %)$" table &&
+	! grep -q "least spread with the icount clock" table &&
+	"$MMCI" bench --from-runs 1,2,3,4 --json > bench.json &&
+	python3 -c "
+import json
+d = json.load(open(\"bench.json\"))
+assert d[\"least_spread\"] == \"icount\", d[\"least_spread\"]
+assert d[\"least_spread_by_clock\"] == {\"icount\": \"icount\", \"wall\": \"wall\"}
+"
+'
+
+test_expect 'bad input: unknown run, bad setting, two kernels' '
+	set +e
+	"$MMCI" bench --from-runs 1,99 > out 2> err; rc1=$?
+	"$MMCI" bench --kernel /nonexistent --settings wall-fast 2> err2; rc2=$?
+	"$MMCI" bench --kernel /k --from-runs 1 2> err3; rc3=$?
+	"$MMCI" bench --kernel /nonexistent --settings wall,wall 2> err4; rc4=$?
+	set -e
+	[ $rc1 = 1 ] && grep -q "no run #99" err &&
+	[ $rc2 = 129 ] && grep -q "unknown part .fast. of setting .wall-fast." err2 &&
+	[ $rc3 = 129 ] && grep -q "exactly one of --build, --kernel and --from-runs" err3 &&
+	[ $rc4 = 129 ] && grep -q "setting .wall. given twice" err4 &&
+	[ "$(sql "SELECT count(*) FROM runs")" = 4 ]
+'
+
+# domains of this test's database (run.c tags the names with the database
+# path's hash): other suites may be booting next to us
+mine_left() {
+	tag=$(realpath "$MMCI_DB" | tr -d "\n" | git hash-object --stdin | cut -c1-8)
+	left=$(virsh -c qemu:///system list --all --name | grep "^mmci-$tag-" || true)
+	[ -z "$left" ] || { echo "domains left: $left"; return 1; }
+}
+
+# one real boot per clock mode; a per-test skip (need_libvirt would skip
+# the whole file, and the tests above need no libvirt)
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+	test_count=$((test_count + 1))
+	echo "ok $test_count # skip libvirtd does not answer on qemu:///system (run make setup)"
+elif [ -z "$CLOUD_KERNEL" ]; then
+	test_count=$((test_count + 1))
+	echo "ok $test_count # skip no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+else
+	test_expect 'a real bench: icount and wall, one boot each, fsdax 1G' '
+		"$MMCI" bench --kernel "$CLOUD_KERNEL" --settings icount,wall \
+			--boots 1 --workloads fsdax --nvdimm 1G --iters 2 > table &&
+		cat table &&
+		[ "$(sql "SELECT group_concat(label || \" \" || clock || \" \" ||
+		     backing || \" \" || status, \",\") FROM runs WHERE id > 4")" = \
+		  "bench:icount icount tmpfs ok,bench:wall wall tmpfs ok" ] &&
+		[ "$(sql "SELECT count(*) FROM boots WHERE run_id > 4 AND
+		     status = \"ok\"")" = 2 ] &&
+		grep -q "  --- icount -* *--- wall -*$" table &&
+		# one boot of each, whatever variants the runner measures
+		[ "$(awk "\$1 == \"fsdax\" && \$3 == \"rebind_memmap\" {
+		      print \$5, \$10; exit }" table)" = "1 1" ]
+	'
+	test_expect 'the bench left no domain and no NVDIMM file' '
+		mine_left &&
+		sql "SELECT domain_xml FROM boots WHERE run_id > 4" |
+			sed -n "s|.*<path>\(.*\.nvdimm\)</path>.*|\1|p" > files &&
+		[ "$(wc -l < files)" = 2 ] &&
+		! ls $(cat files) 2>/dev/null
+	'
+fi
+
+test_done
