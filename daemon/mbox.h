@@ -82,8 +82,9 @@ struct mail {
  * Broken mails are returned with mail->problem set; they never stop the
  * parse of the mails after them.
  *
- * Return: 0, or -1 after error() if the input is not a mail at all (empty,
- * or neither a "From " line nor a header field at its start).
+ * Return: 0 with at least one mail, or -1 after error() if the input is not
+ * a mail at all (empty, neither a "From " line nor a header field at its
+ * start, or "From " lines with nothing after them).
  */
 int mbox_parse(const char *buf, size_t len, struct mail **mails, size_t *nr);
 

@@ -651,22 +651,65 @@ static void reply_trailers(const struct mail *m, struct string_list *out)
 	free(para.v);
 }
 
-/* is trailer @t already a line of @message? */
-static int message_has_line(const char *message, const char *t)
+/*
+ * The lines of a commit message that could equal a trailer ("Name: ..."
+ * with a name of trailer_names), right-trimmed and sorted without regard to
+ * case: a reply trailer is looked up in log time. Comparing every trailer
+ * with every line took minutes for a 1 MiB thread (a message of 250,000
+ * lines, 27,000 reply trailers), and 20 s for 256 cover trailers.
+ */
+struct line_index {
+	char **v;
+	size_t nr, alloc;
+};
+
+static int cmp_str_icase(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void line_index_build(struct line_index *ix, const char *message)
 {
 	const char *p = message, *end = message + strlen(message);
-	size_t n = strlen(t);
 	struct line l;
 
 	for (; get_line(p, end, &l); p = l.next) {
-		size_t len = l.len;
+		const char *colon = memchr(l.s, ':', l.len);
+		size_t len = l.len, i, n;
 
+		if (!colon)
+			continue;
+		n = colon - l.s;
+		for (i = 0; i < ARRAY_SIZE(trailer_names); i++)
+			if (strlen(trailer_names[i]) == n &&
+			    !strncasecmp(l.s, trailer_names[i], n))
+				break;
+		if (i == ARRAY_SIZE(trailer_names))
+			continue;
 		while (len && isspace((unsigned char)l.s[len - 1]))
 			len--;
-		if (len == n && !strncasecmp(l.s, t, n))
-			return 1;
+		ALLOC_GROW(ix->v, ix->nr + 1, ix->alloc);
+		ix->v[ix->nr++] = xstrndup(l.s, len);
 	}
-	return 0;
+	if (ix->nr)
+		qsort(ix->v, ix->nr, sizeof(*ix->v), cmp_str_icase);
+}
+
+/* is trailer @t a line of the message @ix indexes? */
+static int line_index_has(const struct line_index *ix, const char *t)
+{
+	return ix->nr && bsearch(&t, ix->v, ix->nr, sizeof(*ix->v),
+				 cmp_str_icase);
+}
+
+static void line_index_release(struct line_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->nr; i++)
+		free(ix->v[i]);
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
 }
 
 /* ------------------------------------------------------------- assembly */
@@ -978,10 +1021,15 @@ static struct candidate *reply_target(struct assembly *a,
 	return NULL;
 }
 
+/*
+ * Add @t to the list *@v unless it is a line of the message @msg (if any)
+ * or one of the first @known entries of the list.
+ */
 static void add_trailer(struct assembly *a, char ***v, size_t *nr,
-			size_t *alloc, const char *message, const char *t)
+			size_t *alloc, size_t known,
+			const struct line_index *msg, const char *t)
 {
-	if ((message && message_has_line(message, t)) || list_has(*v, *nr, t))
+	if ((msg && line_index_has(msg, t)) || list_has(*v, known, t))
 		return;
 	if (*nr >= SERIES_MAX_TRAILERS) {
 		if (!a->trailers_dropped++)
@@ -998,10 +1046,13 @@ static void collect_trailers(struct assembly *a)
 	struct mail **parent = xcalloc(a->nr_mails ? a->nr_mails : 1,
 				       sizeof(*parent));
 	size_t *alloc = xcalloc(s->nr ? s->nr : 1, sizeof(*alloc));
+	struct line_index *msg = xcalloc(s->nr ? s->nr : 1, sizeof(*msg));
 	size_t i, j, k, cover_alloc = 0;
 
 	for (i = 0; i < a->nr_mails; i++)
 		parent[i] = parent_of(a, &a->mails[i]);
+	for (k = 0; k < s->nr; k++)
+		line_index_build(&msg[k], s->patches[k].message);
 	for (i = 0; i < a->nr_mails; i++) {
 		struct mail *m = &a->mails[i];
 		struct string_list found = { 0 };
@@ -1017,27 +1068,37 @@ static void collect_trailers(struct assembly *a)
 			if (!target->ps.index)
 				add_trailer(a, &s->cover_trailers,
 					    &s->nr_cover_trailers, &cover_alloc,
-					    NULL, found.v[j]);
+					    s->nr_cover_trailers, NULL,
+					    found.v[j]);
 			for (k = 0; target->ps.index && k < s->nr; k++) {
 				struct series_patch *p = &s->patches[k];
 
 				if (p->mail == target->mail)
 					add_trailer(a, &p->trailers,
 						    &p->nr_trailers, &alloc[k],
-						    p->message, found.v[j]);
+						    p->nr_trailers, &msg[k],
+						    found.v[j]);
 			}
 			free(found.v[j]);
 		}
 		free(found.v);
 	}
-	/* what was said to the cover letter is said to every patch */
+	/*
+	 * What was said to the cover letter is said to every patch. The
+	 * cover's trailers differ from each other already, so each is
+	 * compared with the patch's own ones only (999 x 256 x 256
+	 * comparisons took seconds).
+	 */
 	for (k = 0; k < s->nr; k++) {
 		struct series_patch *p = &s->patches[k];
+		size_t own = p->nr_trailers;
 
 		for (j = 0; j < s->nr_cover_trailers; j++)
 			add_trailer(a, &p->trailers, &p->nr_trailers, &alloc[k],
-				    p->message, s->cover_trailers[j]);
+				    own, &msg[k], s->cover_trailers[j]);
+		line_index_release(&msg[k]);
 	}
+	free(msg);
 	free(alloc);
 	free(parent);
 }

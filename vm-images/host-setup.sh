@@ -14,6 +14,7 @@ PACKAGES="
 	libgsl-dev libjansson-dev
 	busybox-static linux-source-6.12 linux-image-cloud-amd64
 	git
+	clang libclang-rt-14-dev
 	nginx-light
 	libxml2-dev
 "
