@@ -39,6 +39,8 @@ static const char run_usage[] =
 	"  --kmem-online LIST auto-online policies for kmem\n"
 	"                     (online,online_movable)\n"
 	"  --kmem-memmap LIST where kmem puts the memmap (ram,on_memory)\n"
+	"  --memmap-on-memory on|off  the kernel's global switch for\n"
+	"                     virtio-mem and kmem (on if kmem needs it)\n"
 	"  --memremap-size S DEVICE_PRIVATE range for memremap (64G)\n"
 	"  --param K=V        a runner parameter, e.g. mmci.bench_iters=20\n"
 	"                     (repeatable; see 'mmci workloads')\n"
@@ -75,6 +77,7 @@ int cmd_run(int argc, char **argv)
 		{ "kmem-memmap", required_argument, NULL, 'M' },
 		{ "param", required_argument, NULL, 'P' },
 		{ "memremap-size", required_argument, NULL, 'S' },
+		{ "memmap-on-memory", required_argument, NULL, 'N' },
 		{ "vcpus", required_argument, NULL, 'C' },
 		{ "pin", no_argument, NULL, 'X' },
 		{ "no-pin", no_argument, NULL, 'Y' },
@@ -127,6 +130,12 @@ int cmd_run(int argc, char **argv)
 				    optarg);
 			break;
 		case 'S': o.memremap_size = optarg; break;
+		case 'N':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die("--memmap-on-memory is on or off, not '%s'",
+				    optarg);
+			o.memmap_on_memory = !strcmp(optarg, "on");
+			break;
 		case 'C': o.vcpus = parse_count("--vcpus", optarg); break;
 		case 'X': o.pin = 1; break;
 		case 'Y': o.pin = 0; break;

@@ -42,6 +42,7 @@ void run_opts_init(struct run_opts *o)
 	o->nvdimm_mib = 100 << 10;
 	o->vcpus = 2;
 	o->pin = -1;
+	o->memmap_on_memory = -1;
 }
 
 static int count_words(const char *list)
@@ -294,6 +295,25 @@ static int check_opts(const struct run_opts *o)
  * workloads. It is stored with the run, so a boot is repeated from the
  * row alone.
  */
+/*
+ * The kernel's global memory_hotplug.memmap_on_memory switch (0444: one
+ * value per boot), for the hotplug workloads: 1 or 0 as asked, else on
+ * when kmem is to put its memmap on the memory (its per-device flag only
+ * takes effect with the global switch on, mm/memory_hotplug.c). -1: not
+ * set, the kernel's default. virtio-mem measured on and off is two runs;
+ * the runner's memtotal_delta_kib tells whether the memmap went on the
+ * plugged memory (6.12's virtio_mem never asks for it).
+ */
+static int hotplug_memmap(const struct run_opts *o, const char *wl)
+{
+	if (!has_word(wl, "kmem") && !has_word(wl, "virtio-mem"))
+		return -1;
+	if (o->memmap_on_memory >= 0)
+		return o->memmap_on_memory;
+	return has_word(wl, "kmem") && has_word(o->kmem_memmap, "on_memory") ?
+	       1 : -1;
+}
+
 /* "4K,2MiB" as "4096,2097152": the runner reads plain byte counts too */
 static const char *bytes_list(const char *list, struct strbuf *out)
 {
@@ -330,15 +350,12 @@ static char *guest_cmdline(const struct run_opts *o, const char *wl,
 	if (has_word(wl, "memremap"))
 		strbuf_addf(&sb, " mmci.memremap_size=%s",
 			    bytes_list(o->memremap_size, &mr));
-	/*
-	 * kmem's per-device memmap_on_memory only takes effect when the
-	 * global switch is on (mm/memory_hotplug.c).
-	 */
 	if (has_word(wl, "kmem"))
-		strbuf_addf(&sb, " mmci.kmem_online=%s mmci.kmem_memmap=%s%s",
-			    o->kmem_online, o->kmem_memmap,
-			    has_word(o->kmem_memmap, "on_memory") ?
-			    " memory_hotplug.memmap_on_memory=1" : "");
+		strbuf_addf(&sb, " mmci.kmem_online=%s mmci.kmem_memmap=%s",
+			    o->kmem_online, o->kmem_memmap);
+	if (hotplug_memmap(o, wl) >= 0)
+		strbuf_addf(&sb, " memory_hotplug.memmap_on_memory=%d",
+			    hotplug_memmap(o, wl));
 	if (o->extra)
 		strbuf_addf(&sb, " %s", o->extra);
 	strbuf_release(&fa);

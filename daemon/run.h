@@ -34,6 +34,8 @@ struct run_opts {
 	const char *kmem_online;      /* "online,online_movable" */
 	const char *kmem_memmap;      /* "ram,on_memory" */
 	const char *memremap_size;    /* DEVICE_PRIVATE range, "64G" */
+	int memmap_on_memory;         /* memory_hotplug.memmap_on_memory=:
+	                               * 1, 0, -1 = as kmem needs it */
 	const char *extra;            /* more mmci.key=value words, or NULL */
 	int pin;                      /* pin each vCPU to its own host CPU:
 	                               * 1, 0, or -1 = in wall mode when the

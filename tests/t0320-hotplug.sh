@@ -57,6 +57,25 @@ test_expect 'virtio-mem: host resizes on request, guest times each step' '
 		grep -q "<memory model=.virtio-mem.>"
 '
 
+test_expect 'virtio-mem with memmap_on_memory off and on: two runs' '
+	for mom in off on; do
+		"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem \
+			--nvdimm 1G --vmem-sizes 512M --hotplug-iters 1 \
+			--memmap-on-memory $mom > out.$mom || exit 1
+	done &&
+	off=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out.off) &&
+	on=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out.on) &&
+	sql "SELECT json_extract(params, \"$.cmdline\") FROM runs
+	     WHERE id = $off" | grep -q "memory_hotplug.memmap_on_memory=0" &&
+	sql "SELECT json_extract(params, \"$.cmdline\") FROM runs
+	     WHERE id = $on" | grep -q "memory_hotplug.memmap_on_memory=1" &&
+	[ "$(count $off virtio-mem to=512M plug)" = 1 ] &&
+	[ "$(count $on virtio-mem to=512M plug)" = 1 ] &&
+	sql "SELECT run_id || \" \" || message FROM events WHERE
+	     key = \"memtotal_delta_kib\" AND run_id IN ($off, $on)" > deltas &&
+	cat deltas && [ $(wc -l < deltas) -ge 2 ]
+'
+
 test_expect 'a size the host cannot back is scaled down and recorded' '
 	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem \
 		--nvdimm 1G --vmem-sizes 200T --hotplug-iters 1 \
