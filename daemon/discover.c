@@ -194,17 +194,6 @@ int discover_parse_feed(const char *buf, size_t len,
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *discover_link_msgid(const char *link, char **thread_url)
 {
 	const char *p, *end, *seg;
@@ -226,7 +215,7 @@ char *discover_link_msgid(const char *link, char **thread_url)
 		int hi, lo;
 
 		if (*seg == '%' && end - seg >= 3 &&
-		    (hi = hexval(seg[1])) >= 0 && (lo = hexval(seg[2])) >= 0) {
+		    (hi = hex_digit(seg[1])) >= 0 && (lo = hex_digit(seg[2])) >= 0) {
 			strbuf_addch(&id, hi * 16 + lo);
 			seg += 2;
 		} else {

@@ -24,6 +24,11 @@ void loaded_series_release(struct loaded_series *ls)
 	memset(ls, 0, sizeof(*ls));
 }
 
+
+/* one patches row and its trailers; 0, or -1 after the db's error */
+static int store_patch(struct db *db, long long series_id,
+		       const struct series *s, const struct series_patch *p);
+
 static int store_series(struct db *db, const char *path, const char *sha,
 			struct loaded_series *ls)
 {
@@ -47,22 +52,9 @@ static int store_series(struct db *db, const char *path, const char *sha,
 		   (double)time(NULL)) < 0)
 		goto rollback;
 	ls->id = db_last_id(db);
-	for (i = 0; i < s->nr; i++) {
-		const struct series_patch *p = &s->patches[i];
-		char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
-		char dsha[41];
-		int bad;
-
-		hash_hex(p->diff, strlen(p->diff), dsha);
-		bad = db_run(db, "INSERT INTO patches (series_id, idx, title, "
-			     "author, message_id, diff_sha1) VALUES "
-			     "(?, ?, ?, ?, ?, ?)", "iittt" "t", ls->id,
-			     (long long)p->index, p->title, who,
-			     p->mail->message_id, dsha) < 0;
-		free(who);
-		if (bad)
+	for (i = 0; i < s->nr; i++)
+		if (store_patch(db, ls->id, s, &s->patches[i]) < 0)
 			goto rollback;
-	}
 	if (db_commit(db) < 0)
 		goto fail;
 	strbuf_release(&problems);
@@ -424,6 +416,26 @@ static int store_patch_trailers(struct db *db, long long patch_id,
 	return ret;
 }
 
+static int store_patch(struct db *db, long long series_id,
+		       const struct series *s, const struct series_patch *p)
+{
+	char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
+	char dsha[41];
+	int bad;
+
+	hash_hex(p->diff, strlen(p->diff), dsha);
+	bad = db_run(db, "INSERT INTO patches (series_id, idx, title, author, "
+		     "message_id, diff_sha1, version, has_diff) VALUES "
+		     "(?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "ii", series_id,
+		     (long long)p->index, p->title, who, p->mail->message_id,
+		     dsha, (long long)p->version,
+		     (long long)(*p->diff != '\0')) < 0;
+	free(who);
+	if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0)
+		return -1;
+	return 0;
+}
+
 static long long store_thread_series(struct db *db, const char *sha,
 				     const struct ingest_source *src,
 				     const struct series *s,
@@ -457,21 +469,7 @@ static long long store_thread_series(struct db *db, const char *sha,
 		goto out;
 	id = db_last_id(db);
 	for (i = 0; i < s->nr; i++) {
-		const struct series_patch *p = &s->patches[i];
-		char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
-		char dsha[41];
-		int bad;
-
-		hash_hex(p->diff, strlen(p->diff), dsha);
-		bad = db_run(db, "INSERT INTO patches (series_id, idx, title, "
-			     "author, message_id, diff_sha1, version, "
-			     "has_diff) "
-			     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "ii",
-			     id, (long long)p->index, p->title, who,
-			     p->mail->message_id, dsha, (long long)p->version,
-			     (long long)(*p->diff != '\0')) < 0;
-		free(who);
-		if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0) {
+		if (store_patch(db, id, s, &s->patches[i]) < 0) {
 			id = -1;
 			goto out;
 		}

@@ -284,17 +284,6 @@ as_utf8:
 
 /* ------------------------------------------------ transfer encodings */
 
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int base64_val(int c)
 {
 	if (c >= 'A' && c <= 'Z')
@@ -353,8 +342,8 @@ static void qp_decode(struct strbuf *out, const char *in, size_t len,
 
 	while (i < len) {
 		char c = in[i];
-		int hi = i + 1 < len ? hex_val((unsigned char)in[i + 1]) : -1;
-		int lo = i + 2 < len ? hex_val((unsigned char)in[i + 2]) : -1;
+		int hi = i + 1 < len ? hex_digit((unsigned char)in[i + 1]) : -1;
+		int lo = i + 2 < len ? hex_digit((unsigned char)in[i + 2]) : -1;
 
 		if (c == '_' && header) {
 			strbuf_addch(out, ' ');

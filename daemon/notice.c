@@ -44,17 +44,6 @@ void notice_release(struct notice *n)
 	memset(n, 0, sizeof(*n));
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *notice_lore_msgid(const char *url, size_t len)
 {
 	static const char *const hosts[] = {
@@ -93,8 +82,8 @@ char *notice_lore_msgid(const char *url, size_t len)
 				int hi, lo;
 
 				if (*seg == '%' && q - seg >= 3 &&
-				    (hi = hexval(seg[1])) >= 0 &&
-				    (lo = hexval(seg[2])) >= 0) {
+				    (hi = hex_digit(seg[1])) >= 0 &&
+				    (lo = hex_digit(seg[2])) >= 0) {
 					strbuf_addch(&id, hi * 16 + lo);
 					seg += 2;
 				} else {

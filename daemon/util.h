@@ -71,6 +71,8 @@ void progress(const char *fmt, ...) PRINTF(1, 2);
 int starts_with(const char *str, const char *prefix);
 int skip_prefix(const char *str, const char *prefix, const char **out);
 int ends_with(const char *str, const char *suffix);
+/* the value of a hex digit, -1 for any other character */
+int hex_digit(int c);
 
 /*
  * "4K", "2M", "100G", "1T", "512MiB", "4096": a size in bytes (K, M, G, T
