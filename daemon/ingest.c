@@ -24,7 +24,6 @@ void loaded_series_release(struct loaded_series *ls)
 	memset(ls, 0, sizeof(*ls));
 }
 
-
 /* one patches row and its trailers; 0, or -1 after the db's error */
 static int store_patch(struct db *db, long long series_id,
 		       const struct series *s, const struct series_patch *p);
