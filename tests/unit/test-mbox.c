@@ -14,6 +14,7 @@
 #include "mbox.h"
 #include "util.h"
 #include "tap.h"
+#include "../utf8-valid.h"
 
 static const char *fixtures_dir(void)
 {
@@ -45,40 +46,7 @@ static struct mail *load(const char *rel, size_t *nr, struct strbuf *raw)
 
 static int utf8_valid(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t n, k;
-		unsigned int cp;
-
-		if (!p[i])
-			return 0;
-		if (p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if (p[i] >= 0xc2 && p[i] <= 0xdf)
-			n = 2, cp = p[i] & 0x1f;
-		else if (p[i] >= 0xe0 && p[i] <= 0xef)
-			n = 3, cp = p[i] & 0x0f;
-		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
-			n = 4, cp = p[i] & 0x07;
-		else
-			return 0;
-		if (len - i < n)
-			return 0;
-		for (k = 1; k < n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (p[i + k] & 0x3f);
-		}
-		if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += n;
-	}
-	return 1;
+	return utf8_valid_text(s, len, 0);
 }
 
 static int str_ok(const char *s)
