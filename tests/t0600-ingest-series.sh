@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip_all "nginx is not installed (make setup installs nginx-light)"
+. "$SRC/tests/lib-http.sh"
 [ -d "$FIXTURES" ] || skip_all "no fixtures at $FIXTURES (set MMCI_FIXTURES)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 
@@ -20,60 +19,13 @@ B4="$FIXTURES/mricon+b4"
 HID='20210221112005.102116-1-hdegoede@redhat.com'
 PRIV='20250910-leds-v5-0-bb90a0f897d5@vinarskis.com'
 AUX='20240227212244.262710-1-chris.packham@alliedtelesis.co.nz'
-WWW="$TRASH/www"
-LOG="$TRASH/nginx/access.log"
 
 # tests wait milliseconds, not seconds
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
 export MMCI_FETCH_ATTEMPTS=3 MMCI_FETCH_TIMEOUT=20
 
-# serve FILE as <inbox>/<msgid>/t.mbox.gz
-serve() {
-	mkdir -p "$WWW/$2/$3" && gzip -9nc < "$1" > "$WWW/$2/$3/t.mbox.gz"
-}
-
-# requests nginx logged for a path (the raw, escaped request URI)
-# (mmci's only: the test's own curl checks are left out)
-requests() { grep " \"$1\" " "$LOG" | grep -c "\"mmci/" || true; }
-statuses() {
-	grep " \"$1\" " "$LOG" | grep "\"mmci/" | cut -d' ' -f2 | tr '\n' ' '
-}
-
-stop_nginx() {
-	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) &&
-		kill "$pid" 2>/dev/null
-	trap - EXIT
-	return 0
-}
-trap stop_nginx EXIT
-
 test_expect 'start nginx on a free loopback port, ETag on' '
-	PORT=$(python3 -c "import socket; s = socket.socket();
-s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
-	echo "$PORT" > port &&
-	mkdir -p nginx/tmp "$WWW" &&
-	cat > nginx/nginx.conf <<-EOF &&
-	daemon on;
-	worker_processes 1;
-	pid $TRASH/nginx/nginx.pid;
-	error_log $TRASH/nginx/error.log;
-	events { worker_connections 64; }
-	http {
-		log_format t "\$msec \$status \"\$request_uri\" \"\$http_if_none_match\" \"\$http_user_agent\"";
-		access_log $LOG t;
-		client_body_temp_path $TRASH/nginx/tmp/body;
-		proxy_temp_path $TRASH/nginx/tmp/proxy;
-		fastcgi_temp_path $TRASH/nginx/tmp/fastcgi;
-		uwsgi_temp_path $TRASH/nginx/tmp/uwsgi;
-		scgi_temp_path $TRASH/nginx/tmp/scgi;
-		types { application/gzip gz; }
-		default_type application/octet-stream;
-		etag on;
-		gzip off;
-		limit_req_zone \$binary_remote_addr zone=busy:1m rate=30r/m;
-		server {
-			listen 127.0.0.1:$PORT;
-			root $WWW;
+	nginx_start "
 			location /flaky/ {
 				if (-f $TRASH/fail500) { return 500; }
 			}
@@ -81,14 +33,7 @@ s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
 				limit_req zone=busy nodelay;
 				limit_req_status 429;
 				add_header Retry-After 2 always;
-			}
-		}
-	}
-	EOF
-	"$NGINX" -e "$TRASH/nginx/error.log" -p "$TRASH/nginx" \
-		-c "$TRASH/nginx/nginx.conf" &&
-	i=0 && until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do
-		i=$((i + 1)); [ $i -lt 50 ] || exit 1; sleep 0.1; done
+			}"
 '
 PORT=$(cat "$TRASH/port" 2>/dev/null || echo 1)
 export MMCI_LORE_URL="http://127.0.0.1:$PORT/all/"

@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}
 
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip_all "nginx is not installed (make setup installs nginx-light)"
+. "$SRC/tests/lib-http.sh"
 [ -d "$FIXTURES" ] || skip_all "no fixtures at $FIXTURES (set MMCI_FIXTURES)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 
@@ -16,19 +15,12 @@ LEDS="$FIXTURES/linux-mailinglist-archives+linux-leds.vger.kernel.org.0"
 NOTICE="$FIXTURES/linux-mailinglist-archives+stable.vger.kernel.org.1/mm-commits-mm-new-added-samples-damon-mtier.eml"
 HID='20210221112005.102116-1-hdegoede@redhat.com'
 PRIV='20250910-leds-v5-0-bb90a0f897d5@vinarskis.com'
-WWW="$TRASH/www"
-LOG="$TRASH/nginx/access.log"
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
 export MMCI_FETCH_ATTEMPTS=2 MMCI_FETCH_TIMEOUT=20
 unset MMCI_DISCOVER_FEED MMCI_DISCOVER_PATHS
 export GIT_AUTHOR_NAME='Dev Eloper' GIT_AUTHOR_EMAIL='dev@example.org'
 export GIT_COMMITTER_NAME='Dev Eloper' GIT_COMMITTER_EMAIL='dev@example.org'
 
-serve() { mkdir -p "$WWW/$2/$3" && gzip -9nc < "$1" > "$WWW/$2/$3/t.mbox.gz"; }
-requests() { grep " \"$1\" " "$LOG" | grep -c "\"mmci/" || true; }
-statuses() {
-	grep " \"$1\" " "$LOG" | grep "\"mmci/" | cut -d' ' -f2 | tr '\n' ' '
-}
 # the Message-ID of the first mail of an mbox whose Subject: holds TEXT
 msgid_of() {
 	awk -v s="$2" '/^From / { id = ""; f = 0 }
@@ -59,42 +51,9 @@ entry() {
 	EOF
 }
 
-stop_nginx() {
-	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
-	trap - EXIT
-	return 0
-}
-trap stop_nginx EXIT
 
 test_expect 'start nginx on a free loopback port' '
-	PORT=$(python3 -c "import socket; s = socket.socket();
-s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
-	echo "$PORT" > port && mkdir -p nginx/tmp "$WWW" &&
-	cat > nginx/nginx.conf <<-EOF &&
-	daemon on;
-	worker_processes 1;
-	pid $TRASH/nginx/nginx.pid;
-	error_log $TRASH/nginx/error.log;
-	events { worker_connections 64; }
-	http {
-		log_format t "\$msec \$status \"\$request_uri\" \"\$http_if_none_match\" \"\$http_user_agent\"";
-		access_log $LOG t;
-		client_body_temp_path $TRASH/nginx/tmp/body;
-		proxy_temp_path $TRASH/nginx/tmp/proxy;
-		fastcgi_temp_path $TRASH/nginx/tmp/fastcgi;
-		uwsgi_temp_path $TRASH/nginx/tmp/uwsgi;
-		scgi_temp_path $TRASH/nginx/tmp/scgi;
-		types { application/gzip gz; application/atom+xml atom; }
-		default_type application/octet-stream;
-		etag on;
-		gzip off;
-		server { listen 127.0.0.1:$PORT; root $WWW; }
-	}
-	EOF
-	"$NGINX" -e "$TRASH/nginx/error.log" -p "$TRASH/nginx" \
-		-c "$TRASH/nginx/nginx.conf" &&
-	i=0 && until curl -s -o /dev/null "http://127.0.0.1:$PORT/"; do
-		i=$((i + 1)); [ $i -lt 50 ] || exit 1; sleep 0.1; done
+	nginx_start
 '
 PORT=$(cat "$TRASH/port" 2>/dev/null || echo 1)
 BASE="http://127.0.0.1:$PORT"

@@ -15,7 +15,7 @@ PACKAGES="
 	busybox-static linux-source-6.12 linux-image-cloud-amd64
 	git
 	clang libclang-rt-14-dev
-	nginx-light python3
+	nginx-light python3 curl
 	libxml2-dev
 "
 
