@@ -596,18 +596,6 @@ static void list_missing(struct db *db, const struct bench *b,
 	strbuf_release(&seen);
 }
 
-static void fmt_num(struct strbuf *sb, double v, int width)
-{
-	if (isnan(v))
-		strbuf_addf(sb, "%*s", width, "-");
-	else if (fabs(v) >= 1000)
-		strbuf_addf(sb, "%*.0f", width, v);
-	else if (fabs(v) >= 10)
-		strbuf_addf(sb, "%*.1f", width, v);
-	else
-		strbuf_addf(sb, "%*.3f", width, v);
-}
-
 static void fmt_pct(struct strbuf *sb, double pct, int width)
 {
 	if (isnan(pct))
@@ -705,7 +693,7 @@ static void bench_format(struct db *db, const struct bench *b,
 			const struct bench_cell *c = &r->cells[j];
 
 			strbuf_addf(out, "  %2d ", c->n);
-			fmt_num(out, c->median, 10);
+			strbuf_addnum(out, c->median, 10);
 			strbuf_addch(out, ' ');
 			fmt_pct(out, c->cv * 100, 7);
 			strbuf_addch(out, ' ');

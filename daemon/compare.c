@@ -229,27 +229,15 @@ void run_comparison_release(struct run_comparison *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
-static void fmt_num(struct strbuf *sb, double v, int width)
-{
-	if (isnan(v))
-		strbuf_addf(sb, "%*s", width, "-");
-	else if (fabs(v) >= 1000)
-		strbuf_addf(sb, "%*.0f", width, v);
-	else if (fabs(v) >= 10)
-		strbuf_addf(sb, "%*.1f", width, v);
-	else
-		strbuf_addf(sb, "%*.3f", width, v);
-}
-
 static void fmt_side(struct strbuf *sb, const struct summary *s)
 {
 	struct strbuf tmp = STRBUF_INIT;
 
 	strbuf_addf(sb, " %4zu", s->n);
-	fmt_num(sb, s->median, 9);
-	fmt_num(&tmp, s->mean, 0);
+	strbuf_addnum(sb, s->median, 9);
+	strbuf_addnum(&tmp, s->mean, 0);
 	strbuf_addstr(&tmp, "±");
-	fmt_num(&tmp, s->stddev, 0);
+	strbuf_addnum(&tmp, s->stddev, 0);
 	strbuf_addf(sb, " %-15s", tmp.buf);
 	strbuf_release(&tmp);
 }

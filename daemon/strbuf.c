@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "strbuf.h"
@@ -197,4 +198,16 @@ int strbuf_getline(struct strbuf *sb, FILE *fp)
 		strbuf_addch(sb, c);
 	}
 	return sb->len ? 0 : EOF;
+}
+
+void strbuf_addnum(struct strbuf *sb, double v, int width)
+{
+	if (isnan(v))
+		strbuf_addf(sb, "%*s", width, "-");
+	else if (fabs(v) >= 1000)
+		strbuf_addf(sb, "%*.0f", width, v);
+	else if (fabs(v) >= 10)
+		strbuf_addf(sb, "%*.1f", width, v);
+	else
+		strbuf_addf(sb, "%*.3f", width, v);
 }

@@ -54,4 +54,10 @@ ssize_t strbuf_read_fd(struct strbuf *sb, int fd, size_t hint);
 /* read one line without its '\n'; return EOF at end of file */
 int strbuf_getline(struct strbuf *sb, FILE *fp);
 
+/*
+ * strbuf_addnum - a number for a table, right-aligned in @width: no
+ * decimals from 1000 up, one from 10, three below; "-" for NaN.
+ */
+void strbuf_addnum(struct strbuf *sb, double v, int width);
+
 #endif
