@@ -372,6 +372,7 @@ static void comparison_clear(struct comparison *c)
 	c->change_pct = c->ci_lo_pct = c->ci_hi_pct = NAN;
 	c->p_value = c->hl_shift = c->detectable_pct = NAN;
 	c->verdict = VERDICT_INSUFFICIENT;
+	c->ambiguous = 0;
 	c->method = method_none;
 	c->reason[0] = '\0';
 }
@@ -433,39 +434,50 @@ static size_t min_n_per_side(double alpha)
 	return MW_EXACT_MAX;
 }
 
+/* the interval of the relative change at @level, in %, widened by @tick */
+static void change_interval(const double *base, size_t nb, const double *new,
+			    size_t nn, int boot, double center, double level,
+			    double tick, double *lo_pct, double *hi_pct)
+{
+	if (boot) {
+		if (bootstrap_median_ratio_ci(base, nb, new, nn, level,
+					      STATS_BOOTSTRAP_B,
+					      STATS_BOOTSTRAP_SEED, lo_pct,
+					      hi_pct) < 0)
+			BUG("bootstrap failed on checked input");
+	} else {
+		double lo, hi;
+
+		if (welch_ci(base, nb, new, nn, level, &lo, &hi, NULL) < 0)
+			BUG("welch interval failed on checked input");
+		*lo_pct = lo / center * 100;
+		*hi_pct = hi / center * 100;
+	}
+	*lo_pct -= tick;
+	*hi_pct += tick;
+}
+
 /* rule 3: noisy samples */
 static void compare_noisy(const double *base, size_t nb, const double *new,
 			  size_t nn, const struct compare_opts *o,
 			  struct comparison *c)
 {
 	double level = 1 - o->alpha, center, diff, se, df, tick, min_p;
+	double dlo, dhi;
 	int exact, boot = nb >= STATS_BOOTSTRAP_MIN_N &&
 			  nn >= STATS_BOOTSTRAP_MIN_N;
 
 	c->p_value = mann_whitney_p(base, nb, new, nn, &exact);
 	c->method = method_table[boot][exact];
-	if (boot) {
-		center = c->base.median;
-		diff = c->new.median - center;
-		if (bootstrap_median_ratio_ci(base, nb, new, nn, level,
-					      STATS_BOOTSTRAP_B,
-					      STATS_BOOTSTRAP_SEED,
-					      &c->ci_lo_pct, &c->ci_hi_pct) < 0)
-			BUG("bootstrap failed on checked input");
-	} else {
-		double lo, hi;
-
-		center = c->base.mean;
-		diff = c->new.mean - center;
-		if (welch_ci(base, nb, new, nn, level, &lo, &hi, NULL) < 0)
-			BUG("welch interval failed on checked input");
-		c->ci_lo_pct = lo / center * 100;
-		c->ci_hi_pct = hi / center * 100;
-	}
+	center = boot ? c->base.median : c->base.mean;
+	diff = (boot ? c->new.median : c->new.mean) - center;
 	c->change_pct = diff / center * 100;
 	tick = o->resolution / center * 100;
-	c->ci_lo_pct -= tick;
-	c->ci_hi_pct += tick;
+	/* reported: 95 %; decided on: 1 - alpha, as strict as the rank test */
+	change_interval(base, nb, new, nn, boot, center, STATS_CI_LEVEL, tick,
+			&c->ci_lo_pct, &c->ci_hi_pct);
+	change_interval(base, nb, new, nn, boot, center, level, tick, &dlo,
+			&dhi);
 
 	welch_se_df(c->base.stddev, nb, c->new.stddev, nn, &se, &df);
 	c->detectable_pct = 0;
@@ -479,15 +491,16 @@ static void compare_noisy(const double *base, size_t nb, const double *new,
 	min_p = mann_whitney_min_p(nb, nn);
 	if (min_p >= o->alpha) {
 		c->verdict = VERDICT_INSUFFICIENT;
+		c->ambiguous = 1;
 		set_reason(c, "%zu vs %zu samples can never reach p < %g in a rank test (at best %.3g); need %zu per side",
 			   nb, nn, o->alpha, min_p, min_n_per_side(o->alpha));
 		return;
 	}
 
 	c->verdict = VERDICT_NO_CHANGE;
-	if (c->ci_lo_pct <= 0 && c->ci_hi_pct >= 0)
+	if (dlo <= 0 && dhi >= 0)
 		set_reason(c, "the %g %% interval [%+.2f %%, %+.2f %%] contains 0",
-			   level * 100, c->ci_lo_pct, c->ci_hi_pct);
+			   level * 100, dlo, dhi);
 	else if (!(c->p_value < o->alpha))
 		set_reason(c, "p = %.3g is not below %g", c->p_value, o->alpha);
 	else if (fabs(c->change_pct) < o->min_effect_pct)
@@ -499,9 +512,12 @@ static void compare_noisy(const double *base, size_t nb, const double *new,
 	else {
 		c->verdict = direction(diff, o->lower_is_better);
 		set_reason(c, "p = %.3g, %g %% interval [%+.2f %%, %+.2f %%]",
-			   c->p_value, level * 100, c->ci_lo_pct,
-			   c->ci_hi_pct);
+			   c->p_value, level * 100, dlo, dhi);
 	}
+	if (c->verdict == VERDICT_NO_CHANGE && c->p_value < STATS_AMBIGUOUS_P &&
+	    (c->ci_lo_pct < -o->min_effect_pct ||
+	     c->ci_hi_pct > o->min_effect_pct))
+		c->ambiguous = 1;
 }
 
 int compare_samples(const double *base, size_t nb, const double *new,
@@ -531,6 +547,7 @@ int compare_samples(const double *base, size_t nb, const double *new,
 	summarize_finite(new, nn, &out->new);
 
 	/* rule 1 */
+	out->ambiguous = nb < 2 || nn < 2;
 	if (nb < 2 && nn < 2) {
 		set_reason(out, "base has %s and new has %s, need at least 2 each",
 			   count_str(nb, b1, sizeof(b1)),

@@ -51,6 +51,16 @@
  *     significant change"; the numeric fields are still filled in. Rule 2
  *     does not test, so it works from 2 per side.
  *
+ * ambiguous (adaptive repeats, as Pinpoint does): set when more units
+ * would likely settle a verdict that these cannot: rule 1 or rule 4 said
+ * "insufficient" for lack of units, or rule 3 said "no significant
+ * change" with STATS_AMBIGUOUS_P > p (suggestive) while the interval
+ * still reaches past +-min_effect_pct (a real change is not excluded).
+ * A clear "no change" (p >= STATS_AMBIGUOUS_P) is not ambiguous: noise
+ * alone would otherwise ask for boots forever. Rule 2 is never ambiguous.
+ * Optional stopping raises the false-alarm rate; `mmci bench
+ * --calibrate` measures the procedure as test-series runs it.
+ *
  * detectable_pct, the smallest change these data could detect with ~80 %
  * power (what "no significant change" is worth): (t_{1-alpha/2,df} +
  * t_{0.8,df}) * sqrt(s_b^2/n_b + s_n^2/n_n) / mean_base * 100, df from
@@ -90,11 +100,12 @@ enum verdict {
 struct comparison {
 	struct summary base, new;
 	double change_pct;	/* new vs base in %, of medians or means: see method */
-	double ci_lo_pct, ci_hi_pct;	/* 95 % (1 - alpha) CI of the change, % */
+	double ci_lo_pct, ci_hi_pct;	/* STATS_CI_LEVEL (95 %) CI of the change, % */
 	double p_value;		/* two-sided Mann-Whitney U; NAN for "resolution" */
 	double hl_shift;	/* Hodges-Lehmann new - base, in the input's unit */
 	double detectable_pct;	/* minimal detectable change at 80 % power, % */
 	enum verdict verdict;
+	int ambiguous;		/* more units would likely decide: see above */
 	const char *method;	/* static string, e.g. "resolution" */
 	char reason[160];	/* why this verdict, one lowercase line */
 };
@@ -103,18 +114,22 @@ struct compare_opts {
 	int lower_is_better;	/* 1 for times, 0 for throughput */
 	double resolution;	/* clock resolution in the input's unit, 0 if unknown */
 	double min_effect_pct;	/* practical threshold, % (default 1) */
-	double alpha;		/* significance level, in (0, 1) (default 0.05) */
+	double alpha;		/* rank test's level, in (0, 1) (default 0.005) */
 };
 
 #define COMPARE_OPTS_INIT                                                     \
 	{                                                                     \
 		.lower_is_better = 1, .resolution = 0.0,                      \
-		.min_effect_pct = 1.0, .alpha = 0.05                          \
+		.min_effect_pct = 1.0, .alpha = 0.005                          \
 	}
 
 /* bootstrap defaults used by compare_samples() */
 #define STATS_BOOTSTRAP_B 2000
 #define STATS_BOOTSTRAP_SEED 20241201UL
+/* the interval reported and required to exclude 0: 95 % */
+#define STATS_CI_LEVEL 0.95
+/* a "no change" with p below this is suggestive: more units may decide */
+#define STATS_AMBIGUOUS_P 0.2
 /* below this many values on either side, the Welch interval is used */
 #define STATS_BOOTSTRAP_MIN_N 8
 

@@ -259,7 +259,8 @@ static void test_insufficient(void)
 	is_int(c.verdict, VERDICT_INSUFFICIENT, "3 vs 3: insufficient");
 	/* Welch branch: means 101 -> 151, +49.50 % */
 	is_double(c.change_pct, 49.504950495, 1e-6, "3 vs 3: change still reported");
-	ok(strstr(c.reason, "need 4 per side") != NULL, "3 vs 3: need 4");
+	ok(strstr(c.reason, "need 6 per side") != NULL,
+	   "3 vs 3: need 6 at the default alpha 0.005");
 	printf("# %s\n", c.reason);
 
 	is_str(verdict_name(VERDICT_INSUFFICIENT), "insufficient data", "name");
@@ -297,8 +298,13 @@ static void test_random(void)
 	printf("# +20 %%: %+.2f %% [%+.2f, %+.2f] p %.3g\n", c.change_pct,
 	       c.ci_lo_pct, c.ci_hi_pct, c.p_value);
 
-	/* 5 boots: Welch interval */
-	compare_samples(b, 5, n, 5, NULL, &c);
+	/* 5 boots: Welch interval (5 vs 5 needs alpha > 2/252) */
+	{
+		struct compare_opts o = COMPARE_OPTS_INIT;
+
+		o.alpha = 0.01;
+		compare_samples(b, 5, n, 5, &o, &c);
+	}
 	is_int(c.verdict, VERDICT_WORSE, "+20 %, 5 boots: worse");
 	is_str(c.method, "welch-t on means, mann-whitney exact",
 	       "n = 5: welch");
@@ -339,6 +345,86 @@ static void false_alarms(size_t boots, size_t pairs, double limit)
 	gsl_rng_free(r);
 }
 
+/* the ambiguous flag: what "more units would likely decide" means */
+static void test_ambiguous(void)
+{
+	const double two_b[] = { 100, 104 }, two_n[] = { 120, 126 };
+	const double flat_b[] = { 100, 100, 100 }, flat_n[] = { 150, 150, 150 };
+	const double same_b[] = { 100, 108, 92, 104, 96 };
+	const double same_n[] = { 101, 107, 93, 103, 97 };
+	const double sugg_b[] = { 100, 108, 92, 104, 96 };
+	const double sugg_n[] = { 110, 118, 97, 107, 105 };
+	const double one[] = { 100 };
+	struct compare_opts o = COMPARE_OPTS_INIT;
+	struct comparison c;
+
+	o.alpha = 0.05;	/* 5 vs 5 values can reach it */
+	compare_samples(two_b, 2, two_n, 2, NULL, &c);
+	ok(c.verdict == VERDICT_INSUFFICIENT && c.ambiguous,
+	   "2 vs 2 noisy: insufficient and ambiguous (more boots help)");
+	compare_samples(one, 1, two_n, 2, NULL, &c);
+	ok(c.ambiguous, "1 vs 2: ambiguous");
+	compare_samples(flat_b, 3, flat_n, 3, NULL, &c);
+	ok(c.verdict == VERDICT_WORSE && !c.ambiguous,
+	   "constant sides: decided by the resolution, never ambiguous");
+	compare_samples(same_b, 5, same_n, 5, &o, &c);
+	ok(c.verdict == VERDICT_NO_CHANGE && !c.ambiguous,
+	   "a clear no change (p >= 0.2) is not ambiguous");
+	printf("# same: p %.3f\n", c.p_value);
+	compare_samples(sugg_b, 5, sugg_n, 5, &o, &c);
+	printf("# suggestive: %+.2f %% [%+.2f, %+.2f] p %.3f\n",
+	       c.change_pct, c.ci_lo_pct, c.ci_hi_pct, c.p_value);
+	ok(c.verdict == VERDICT_NO_CHANGE && c.ambiguous,
+	   "no change with 0.05 <= p < 0.2 and a wide interval: ambiguous");
+	compare_samples(same_b, 5, same_n, 5, NULL, &c);
+	ok(c.verdict == VERDICT_INSUFFICIENT && c.ambiguous,
+	   "5 vs 5 at alpha 0.005: cannot reach it, ambiguous (need 6)");
+}
+
+/*
+ * The adaptive procedure as test-series runs it: start with k boots a
+ * side, add one boot a side while ambiguous, up to 2k. Optional stopping
+ * gives the test more chances, so its false-alarm rate is measured here
+ * on identical kernels (CV 8 %), and its power at +10 %.
+ */
+static void adaptive_false_alarms(size_t k, size_t pairs, double limit)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t i, n, alarms = 0, hits = 0, extra = 0;
+	double b[32], x[32];
+	struct comparison c;
+	char name[96];
+	int pass;
+
+	gsl_rng_set(r, 777);
+	for (pass = 0; pass < 2; pass++) {
+		double shift = pass ? 1.1 : 1.0;
+
+		for (i = 0; i < pairs; i++) {
+			draw(r, b, 2 * k, 100, 8, 1);
+			draw(r, x, 2 * k, 100, 8, shift);
+			for (n = k;; n++) {
+				compare_samples(b, n, x, n, NULL, &c);
+				if (!c.ambiguous || n == 2 * k)
+					break;
+			}
+			extra += n - k;
+			if (!pass)
+				alarms += c.verdict == VERDICT_WORSE ||
+					  c.verdict == VERDICT_BETTER;
+			else
+				hits += c.verdict == VERDICT_WORSE;
+		}
+	}
+	printf("# adaptive %zu..%zu boots, sd 8 %%: false-alarm rate %.3f (%zu/%zu), power at +10 %% %.3f, %.2f extra boots a side on average\n",
+	       k, 2 * k, (double)alarms / pairs, alarms, pairs,
+	       (double)hits / pairs, (double)extra / (2 * pairs));
+	snprintf(name, sizeof(name), "adaptive %zu..%zu: false alarms <= %g",
+		 k, 2 * k, limit);
+	ok((double)alarms / pairs <= limit, name);
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
 	test_summarize();
@@ -348,7 +434,9 @@ int main(void)
 	test_icount();
 	test_insufficient();
 	test_random();
-	false_alarms(5, 1000, 0.05);
-	false_alarms(10, 1000, 0.05);
+	false_alarms(6, 1000, 0.01);
+	false_alarms(10, 1000, 0.01);
+	test_ambiguous();
+	adaptive_false_alarms(6, 4000, 0.01);
 	return done_testing();
 }
