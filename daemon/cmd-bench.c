@@ -39,6 +39,13 @@
  *    CV, wCV or MDC: a spread of 0 and 4 ms values is the clock's.
  *  - best: the setting with the smallest between-boot CV ("a=b" on a tie),
  *    none when a setting measured the metric below one tick.
+ *
+ * Then, by default after booting and with --calibrate on stored runs, the
+ * calibration (calibrate.h): each setting's P ok boots are split again and
+ * again into two groups of k and compared with compare_samples() as `mmci
+ * compare` would, giving per k and threshold the false-alarm rate of the
+ * kernel against itself and the detection rate of an injected 5 % and
+ * 10 % slowdown. k needs P >= 2k: 12 boots for the wall clock's k = 5.
  */
 #include <getopt.h>
 #include <math.h>
@@ -48,6 +55,7 @@
 #include <jansson.h>
 
 #include "build.h"
+#include "calibrate.h"
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
@@ -68,6 +76,7 @@ static const char bench_usage[] =
 	"usage: mmci bench (--build ID | --kernel PATH [--modules-root DIR]\n"
 	"                  [--release REL] [--hz HZ]) [options]\n"
 	"   or: mmci bench --from-runs ID,ID,... [--json] [--mdc-boots K]\n"
+	"                  [--calibrate]\n"
 	"\n"
 	"Boot one kernel B times under each noise setting and print, for every\n"
 	"metric and setting, the median, the between-boot and within-boot\n"
@@ -91,6 +100,15 @@ static const char bench_usage[] =
 	"                     (--run-ids is the same)\n"
 	"  --mdc-boots K      boots per side for the MDC (test-series' default:\n"
 	"                     icount 2, wall 5)\n"
+	"  --calibrate        also the A/A calibration: false alarms and the\n"
+	"                     detection of a 5 % and 10 % slowdown per\n"
+	"                     threshold (default when booting; needs 2k boots)\n"
+	"  --no-calibrate     not even when booting\n"
+	"  --calib-boots LIST k, boots per side, to calibrate (wall 3,4,5,6;\n"
+	"                     icount 2,3)\n"
+	"  --calib-trials T   random splits per k and threshold (1000); the\n"
+	"                     thresholds: alpha 0.05, 0.01, 0.005 times a\n"
+	"                     minimal effect of 1, 2, 3 %\n"
 	"  --json             machine-readable output\n";
 
 /* one column of the table: a noise setting and the run that measured it */
@@ -841,7 +859,502 @@ static json_t *jnum(double v)
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
-static char *bench_json(struct db *db, const struct bench *b)
+/*
+ * --calibrate: each setting's boots are a pool of one kernel against
+ * itself (calibrate.h). For every k in the list with P >= 2k and every
+ * threshold of the grid, the false-alarm rate (BETTER or WORSE in an A/A
+ * comparison) and the detection rates of a 5 % and a 10 % slowdown, pooled
+ * over the metrics that could be tested at all (a metric INSUFFICIENT in
+ * every A/A trial, such as one below a clock tick, is left out of them;
+ * the insufficient rate is over every metric, so 3 vs 3 boots, which can
+ * never reach p < 0.05, shows 0 tested and 100 % insufficient).
+ *
+ * The recommendation, per setting at test-series' default k (else the
+ * largest k calibrated): the threshold with a pooled false-alarm rate of
+ * at most 1 % and the best detection of +5 % (then +10 %); ties go to the
+ * earlier in the grid (the looser threshold).
+ */
+static const double calib_alphas[] = { 0.05, 0.01, 0.005 };
+static const double calib_min_effects[] = { 1, 2, 3 };
+#define CALIB_GRID (ARRAY_SIZE(calib_alphas) * ARRAY_SIZE(calib_min_effects))
+#define CALIB_TARGET_PCT 1.0
+
+struct calib_pool_metric {
+	char *workload, *variant, *metric, *unit;
+	struct dvec *boots;          /* one per ok boot of the run */
+	struct calib_boot *cb;       /* views of boots, for calibrate() */
+};
+
+struct calib_line {
+	size_t k;
+	double alpha, min_effect_pct;
+	int ret;                     /* calibrate()'s: 1 = pool too small */
+	size_t tested;               /* metrics not always insufficient */
+	struct calib_rate fa, ins, det[CALIB_NR_SLOWDOWNS];
+	double max_fa_pct;           /* the worst single metric */
+	struct calib_result family;
+	struct calib_result *res;    /* one per metric of the pool */
+};
+
+/* the calibration of one setting */
+struct calib_setting {
+	size_t set;                  /* index into bench.set */
+	size_t pool;                 /* P, ok boots */
+	size_t default_k;
+	struct calib_pool_metric *m;
+	size_t nr, alloc;
+	struct calib_line *lines;
+	size_t nr_lines;
+	int best;                    /* index into lines, -1 none */
+	int best_k_missing;          /* the default k needs more boots */
+};
+
+struct calib_all {
+	struct calib_setting *s;
+	size_t nr, alloc;
+	size_t trials;
+	unsigned long seed;
+};
+
+static void calib_all_release(struct calib_all *ca)
+{
+	size_t i, j, l;
+
+	for (i = 0; i < ca->nr; i++) {
+		struct calib_setting *cs = &ca->s[i];
+
+		for (j = 0; j < cs->nr; j++) {
+			for (l = 0; l < cs->pool; l++)
+				free(cs->m[j].boots[l].v);
+			free(cs->m[j].boots);
+			free(cs->m[j].cb);
+			free(cs->m[j].workload);
+			free(cs->m[j].variant);
+			free(cs->m[j].metric);
+			free(cs->m[j].unit);
+		}
+		for (j = 0; j < cs->nr_lines; j++)
+			free(cs->lines[j].res);
+		free(cs->m);
+		free(cs->lines);
+	}
+	free(ca->s);
+	memset(ca, 0, sizeof(*ca));
+}
+
+/* every sample of the run's ok boots, per metric and boot */
+static int calib_load(struct db *db, long long run_id,
+		      struct calib_setting *cs)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT s.workload, s.variant, s.metric, s.unit, "
+		"(SELECT count(*) FROM boots b2 WHERE b2.run_id = s.run_id "
+		"AND b2.status = 'ok' AND b2.id < s.boot_id), s.value "
+		"FROM samples s JOIN boots bt ON bt.id = s.boot_id WHERE "
+		"s.run_id = ? AND bt.status = 'ok' ORDER BY 1, 2, 3, 4, "
+		"s.boot_id, s.iteration", "i", run_id);
+	struct calib_pool_metric *cur = NULL;
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t boot = (size_t)sqlite3_column_int64(st, 4);
+
+		if (!cur || strcmp(cur->workload, db_col_text(st, 0)) ||
+		    strcmp(cur->variant, db_col_text(st, 1)) ||
+		    strcmp(cur->metric, db_col_text(st, 2)) ||
+		    strcmp(cur->unit, db_col_text(st, 3))) {
+			ALLOC_GROW(cs->m, cs->nr + 1, cs->alloc);
+			cur = &cs->m[cs->nr++];
+			cur->workload = xstrdup(db_col_text(st, 0));
+			cur->variant = xstrdup(db_col_text(st, 1));
+			cur->metric = xstrdup(db_col_text(st, 2));
+			cur->unit = xstrdup(db_col_text(st, 3));
+			cur->boots = xcalloc(cs->pool, sizeof(*cur->boots));
+			cur->cb = xcalloc(cs->pool, sizeof(*cur->cb));
+		}
+		if (boot >= cs->pool)
+			BUG("ok boot %zu of a pool of %zu", boot, cs->pool);
+		dvec_push(&cur->boots[boot], sqlite3_column_double(st, 5));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read the samples of run #%lld: %s",
+			     run_id, sqlite3_errmsg(db->handle));
+	return 0;
+}
+
+static void calib_pool_rates(struct calib_setting *cs, struct calib_line *cl)
+{
+	size_t j, s, tr = 0, fa = 0, ins = 0, all = 0;
+	size_t det[CALIB_NR_SLOWDOWNS] = { 0 };
+
+	cl->tested = 0;
+	cl->max_fa_pct = NAN;
+	for (j = 0; j < cs->nr; j++) {
+		const struct calib_result *r = &cl->res[j];
+
+		/* insufficient: over every metric, the rest over the tested */
+		ins += r->insufficient.hits;
+		all += r->insufficient.trials;
+		if (!r->false_alarm.trials ||
+		    r->insufficient.hits == r->insufficient.trials)
+			continue;
+		cl->tested++;
+		tr += r->false_alarm.trials;
+		fa += r->false_alarm.hits;
+		for (s = 0; s < CALIB_NR_SLOWDOWNS; s++)
+			det[s] += r->detect[s].hits;
+		if (isnan(cl->max_fa_pct) || r->false_alarm.pct > cl->max_fa_pct)
+			cl->max_fa_pct = r->false_alarm.pct;
+	}
+	calib_rate_set(&cl->fa, fa, tr);
+	calib_rate_set(&cl->ins, ins, all);
+	for (s = 0; s < CALIB_NR_SLOWDOWNS; s++)
+		calib_rate_set(&cl->det[s], det[s], tr);
+}
+
+/* the calibration of setting si: every k of ks, every threshold */
+static int calib_setting_run(struct db *db, const struct bench *b, size_t si,
+			     const size_t *ks, size_t nr_ks,
+			     struct calib_all *ca)
+{
+	const struct bench_setting *s = &b->set[si];
+	struct calib_metric *cm;
+	struct calib_setting *cs;
+	size_t i, j, a, e;
+	int wall = !strcmp(s->rec_clock, "wall");
+
+	ALLOC_GROW(ca->s, ca->nr + 1, ca->alloc);
+	cs = &ca->s[ca->nr++];
+	memset(cs, 0, sizeof(*cs));
+	cs->set = si;
+	cs->pool = s->boots_ok;
+	cs->default_k = wall ? TEST_SERIES_BOOTS_WALL :
+			       TEST_SERIES_BOOTS_ICOUNT;
+	cs->best = -1;
+	if (calib_load(db, s->run_id, cs) < 0)
+		return -1;
+	cm = xcalloc(cs->nr ? cs->nr : 1, sizeof(*cm));
+	for (j = 0; j < cs->nr; j++) {
+		struct calib_pool_metric *pm = &cs->m[j];
+		const struct metric_def *md = metric_find(pm->workload,
+							  pm->metric);
+
+		for (i = 0; i < cs->pool; i++) {
+			pm->cb[i].v = pm->boots[i].v;
+			pm->cb[i].n = pm->boots[i].nr;
+		}
+		cm[j].name = pm->metric;
+		cm[j].boots = pm->cb;
+		/* the units of `mmci compare` (compare.c) */
+		cm[j].per_boot = wall;
+		cm[j].lower_is_better = md ? md->lower_is_better : 1;
+		cm[j].resolution = metric_resolution(pm->workload, pm->metric,
+						     s->hz);
+	}
+	cs->lines = xcalloc(nr_ks * CALIB_GRID, sizeof(*cs->lines));
+	for (i = 0; i < nr_ks; i++) {
+		for (a = 0; a < ARRAY_SIZE(calib_alphas); a++) {
+			for (e = 0; e < ARRAY_SIZE(calib_min_effects); e++) {
+				struct calib_line *cl =
+					&cs->lines[cs->nr_lines++];
+				struct calib_opts o = {
+					.k = ks[i], .trials = ca->trials,
+					.seed = ca->seed,
+					.alpha = calib_alphas[a],
+					.min_effect_pct = calib_min_effects[e],
+				};
+
+				cl->k = ks[i];
+				cl->alpha = o.alpha;
+				cl->min_effect_pct = o.min_effect_pct;
+				cl->res = xcalloc(cs->nr ? cs->nr : 1,
+						  sizeof(*cl->res));
+				cl->ret = calibrate(cm, cs->nr, cs->pool, &o,
+						    cl->res, &cl->family);
+				if (cl->ret < 0) {
+					free(cm);
+					return -1;
+				}
+				calib_pool_rates(cs, cl);
+			}
+		}
+	}
+	free(cm);
+
+	/* the recommendation at the default k, else the largest k done */
+	for (i = 0; i < cs->nr_lines; i++)
+		if (cs->lines[i].k == cs->default_k && !cs->lines[i].ret)
+			break;
+	cs->best_k_missing = i == cs->nr_lines;
+	for (i = 0; i < cs->nr_lines; i++) {
+		const struct calib_line *cl = &cs->lines[i];
+		const struct calib_line *best = cs->best < 0 ? NULL :
+						&cs->lines[cs->best];
+
+		if (cl->ret || !cl->tested ||
+		    (!cs->best_k_missing && cl->k != cs->default_k) ||
+		    !(cl->fa.pct <= CALIB_TARGET_PCT))
+			continue;
+		if (!best || (cs->best_k_missing && cl->k > best->k) ||
+		    (cl->k == best->k &&
+		     (cl->det[0].pct > best->det[0].pct ||
+		      (cl->det[0].pct == best->det[0].pct &&
+		       cl->det[1].pct > best->det[1].pct))))
+			cs->best = (int)i;
+	}
+	return 0;
+}
+
+/* "3,4,5,6" into ks; 0 entries when list is NULL */
+static size_t parse_ks(const char *list, size_t *ks, size_t max)
+{
+	char *copy, *tok, *save = NULL;
+	size_t n = 0;
+
+	if (!list)
+		return 0;
+	copy = xstrdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok && n < max;
+	     tok = strtok_r(NULL, ",", &save))
+		ks[n++] = parse_count("--calib-boots", tok);
+	free(copy);
+	return n;
+}
+
+static int bench_calibrate(struct db *db, const struct bench *b,
+			   const char *ks_list, struct calib_all *ca)
+{
+	static const size_t wall_ks[] = { 3, 4, 5, 6 };
+	static const size_t icount_ks[] = { 2, 3 };
+	size_t ks[16], nr_ks, j;
+
+	nr_ks = parse_ks(ks_list, ks, ARRAY_SIZE(ks));
+	for (j = 0; j < b->nr_set; j++) {
+		const struct bench_setting *s = &b->set[j];
+		int wall;
+
+		if (!s->run_id || !s->rec_clock)
+			continue;
+		wall = !strcmp(s->rec_clock, "wall");
+		if (!ks_list) {
+			nr_ks = wall ? ARRAY_SIZE(wall_ks) :
+				       ARRAY_SIZE(icount_ks);
+			memcpy(ks, wall ? wall_ks : icount_ks,
+			       nr_ks * sizeof(*ks));
+		}
+		progress("bench: calibrating %s (run #%lld, %d boots)",
+			 s->name, s->run_id, s->boots_ok);
+		if (calib_setting_run(db, b, j, ks, nr_ks, ca) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void fmt_rate(struct strbuf *sb, const struct calib_rate *r,
+		     int width)
+{
+	fmt_pct(sb, r->pct, width);
+}
+
+static void calib_format(const struct bench *b, const struct calib_all *ca,
+			 struct strbuf *out)
+{
+	size_t i, j, l;
+
+	strbuf_addf(out,
+		"\ncalibration: the kernel against itself (A/A). A trial "
+		"draws two disjoint\n"
+		"groups of k boots from a setting's P ok boots and compares "
+		"them as\n"
+		"`mmci compare` would (wall: boot medians; icount: every "
+		"sample). FA%%:\n"
+		"better or worse, a false alarm; det+5%%, det+10%%: worse "
+		"after slowing the\n"
+		"second group by 5 or 10 %%; ins%%: insufficient, over all "
+		"metrics; famFA%%:\n"
+		"trials with a false alarm in any metric; maxFA%%: the worst "
+		"metric. FA%% and\n"
+		"det%% pool the metrics that could be tested (not always "
+		"insufficient);\n"
+		"CI: 95 %% Wilson over the pooled trials. The "
+		"splits are resamples\n"
+		"of one pool, not new experiments: the precision is bounded "
+		"by P, not by T\n"
+		"(%zu random splits, seed %lu, or every split when there are "
+		"fewer).\n", ca->trials, ca->seed);
+	for (i = 0; i < ca->nr; i++) {
+		const struct calib_setting *cs = &ca->s[i];
+		const struct bench_setting *s = &b->set[cs->set];
+
+		strbuf_addf(out, "\ncalibration %s: run #%lld, clock %s, P %zu "
+			    "boots, %zu metrics; test-series default k %zu\n",
+			    s->name, s->run_id, s->rec_clock, cs->pool, cs->nr,
+			    cs->default_k);
+		strbuf_addf(out, "  %2s %5s %5s %6s %6s %15s %6s %6s %7s %7s "
+			    "%6s\n", "k", "alpha", "min%", "tested", "FA%",
+			    "[95% CI]", "maxFA%", "famFA%", "det+5%",
+			    "det+10%", "ins%");
+		for (l = 0; l < cs->nr_lines; l++) {
+			const struct calib_line *cl = &cs->lines[l];
+
+			if (cl->ret) {
+				/* one line for the k, not one per threshold */
+				if (!l || cs->lines[l - 1].k != cl->k)
+					strbuf_addf(out, "  %2zu needs P >= %zu "
+						    "boots, has %zu\n", cl->k,
+						    2 * cl->k, cs->pool);
+				continue;
+			}
+			strbuf_addf(out, "  %2zu %5g %5.0f ", cl->k,
+				    cl->alpha, cl->min_effect_pct);
+			strbuf_addf(out, "%6zu ", cl->tested);
+			fmt_rate(out, &cl->fa, 6);
+			if (isnan(cl->fa.pct)) {
+				strbuf_addf(out, " %15s", "-");
+			} else {
+				char ci[40];
+
+				xsnprintf(ci, sizeof(ci), "[%.2f, %.2f]",
+					  cl->fa.lo_pct, cl->fa.hi_pct);
+				strbuf_addf(out, " %15s", ci);
+			}
+			strbuf_addch(out, ' ');
+			fmt_pct(out, cl->max_fa_pct, 6);
+			strbuf_addch(out, ' ');
+			fmt_rate(out, &cl->family.false_alarm, 6);
+			strbuf_addch(out, ' ');
+			fmt_rate(out, &cl->det[0], 7);
+			strbuf_addch(out, ' ');
+			fmt_rate(out, &cl->det[1], 7);
+			strbuf_addch(out, ' ');
+			fmt_rate(out, &cl->ins, 6);
+			strbuf_addch(out, '\n');
+		}
+		if (cs->best < 0) {
+			strbuf_addf(out, "  recommended %s: none (no threshold "
+				    "keeps FA%% <= %.0f %% at k %zu%s)\n",
+				    s->name, CALIB_TARGET_PCT, cs->default_k,
+				    cs->best_k_missing ? ", not calibrated: "
+				    "too few boots or not asked for" : "");
+			continue;
+		}
+		{
+			const struct calib_line *cl = &cs->lines[cs->best];
+
+			strbuf_addf(out, "  recommended %s: k %zu, alpha "
+				    "%g, min effect %.0f %%: FA %.2f %%, "
+				    "det+5 %.1f %%, det+10 %.1f %%%s\n",
+				    s->name, cl->k, cl->alpha,
+				    cl->min_effect_pct, cl->fa.pct,
+				    cl->det[0].pct, cl->det[1].pct,
+				    cs->best_k_missing ? " (the default k "
+				    "was not calibrated)" : "");
+			strbuf_addf(out, "  per metric at k %zu, alpha %g, "
+				    "min effect %.0f %%:\n", cl->k, cl->alpha,
+				    cl->min_effect_pct);
+			for (j = 0; j < cs->nr; j++) {
+				const struct calib_pool_metric *pm = &cs->m[j];
+				const struct calib_result *r = &cl->res[j];
+
+				strbuf_addf(out, "    %s %s %s %s ",
+					    pm->workload,
+					    *pm->variant ? pm->variant : "-",
+					    pm->metric, pm->unit);
+				strbuf_addstr(out, "FA ");
+				fmt_rate(out, &r->false_alarm, 0);
+				strbuf_addstr(out, " ins ");
+				fmt_rate(out, &r->insufficient, 0);
+				strbuf_addstr(out, " det+5 ");
+				fmt_rate(out, &r->detect[0], 0);
+				strbuf_addstr(out, " det+10 ");
+				fmt_rate(out, &r->detect[1], 0);
+				strbuf_addch(out, '\n');
+			}
+		}
+	}
+	if (!ca->nr)
+		strbuf_addstr(out, "\ncalibration: no run to calibrate\n");
+}
+
+static json_t *jrate(const struct calib_rate *r)
+{
+	return json_pack("{s:I, s:I, s:o, s:o, s:o}", "hits",
+			 (json_int_t)r->hits, "trials", (json_int_t)r->trials,
+			 "pct", jnum(r->pct), "lo_pct", jnum(r->lo_pct),
+			 "hi_pct", jnum(r->hi_pct));
+}
+
+static json_t *calib_json(const struct bench *b, const struct calib_all *ca)
+{
+	json_t *root = json_object(), *jset = json_array();
+	size_t i, j, l;
+
+	json_object_set_new(root, "trials", json_integer(ca->trials));
+	json_object_set_new(root, "seed", json_integer(ca->seed));
+	json_object_set_new(root, "target_false_alarm_pct",
+			    json_real(CALIB_TARGET_PCT));
+	for (i = 0; i < ca->nr; i++) {
+		const struct calib_setting *cs = &ca->s[i];
+		json_t *jl = json_array(), *jm = json_array(), *best;
+
+		for (l = 0; l < cs->nr_lines; l++) {
+			const struct calib_line *cl = &cs->lines[l];
+
+			json_array_append_new(jl, json_pack(
+				"{s:I, s:f, s:f, s:b, s:I, s:o, s:o, s:o, "
+				"s:o, s:o, s:o}", "k", (json_int_t)cl->k,
+				"alpha", cl->alpha, "min_effect_pct",
+				cl->min_effect_pct, "pool_too_small",
+				cl->ret == 1, "tested", (json_int_t)cl->tested,
+				"false_alarm", jrate(&cl->fa),
+				"max_false_alarm_pct", jnum(cl->max_fa_pct),
+				"family_false_alarm",
+				jrate(&cl->family.false_alarm), "detect_5",
+				jrate(&cl->det[0]), "detect_10",
+				jrate(&cl->det[1]), "insufficient",
+				jrate(&cl->ins)));
+		}
+		best = json_null();
+		if (cs->best >= 0) {
+			const struct calib_line *cl = &cs->lines[cs->best];
+
+			best = json_pack("{s:I, s:f, s:f}", "k",
+					 (json_int_t)cl->k, "alpha", cl->alpha,
+					 "min_effect_pct", cl->min_effect_pct);
+			for (j = 0; j < cs->nr; j++) {
+				const struct calib_pool_metric *pm = &cs->m[j];
+				const struct calib_result *r = &cl->res[j];
+
+				json_array_append_new(jm, json_pack(
+					"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, "
+					"s:o}", "workload", pm->workload,
+					"variant", pm->variant, "metric",
+					pm->metric, "unit", pm->unit,
+					"false_alarm", jrate(&r->false_alarm),
+					"insufficient",
+					jrate(&r->insufficient), "detect_5",
+					jrate(&r->detect[0]), "detect_10",
+					jrate(&r->detect[1])));
+			}
+		}
+		json_array_append_new(jset, json_pack(
+			"{s:s, s:I, s:s, s:I, s:I, s:o, s:o, s:o}", "setting",
+			b->set[cs->set].name, "run_id",
+			(json_int_t)b->set[cs->set].run_id, "clock",
+			b->set[cs->set].rec_clock, "pool",
+			(json_int_t)cs->pool, "default_k",
+			(json_int_t)cs->default_k, "lines", jl, "recommended",
+			best, "metrics_at_recommended", jm));
+	}
+	json_object_set_new(root, "settings", jset);
+	return root;
+}
+
+static char *bench_json(struct db *db, const struct bench *b,
+			json_t *calib)
 {
 	json_t *root = json_object(), *jset = json_array();
 	json_t *jrows = json_array(), *jmissing = json_array();
@@ -910,6 +1423,8 @@ static char *bench_json(struct db *db, const struct bench *b)
 					    json_string(b->set[best].name));
 	}
 	json_object_set_new(root, "least_spread_by_clock", by_clock);
+	if (calib)
+		json_object_set_new(root, "calibration", calib);
 	free(bs);
 	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
 				 JSON_REAL_PRECISION(12));
@@ -1004,6 +1519,10 @@ int cmd_bench(int argc, char **argv)
 		{ "run-ids", required_argument, NULL, 'R' },
 		{ "mdc-boots", required_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "calibrate", no_argument, NULL, 'c' },
+		{ "no-calibrate", no_argument, NULL, 'C' },
+		{ "calib-boots", required_argument, NULL, 'K' },
+		{ "calib-trials", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1017,7 +1536,9 @@ int cmd_bench(int argc, char **argv)
 	struct db db;
 	long long build_id = 0;
 	char *release = NULL;
-	int c, boots = 3, json = 0, ret = 1, failed = 0;
+	struct calib_all ca = { .trials = CALIB_TRIALS, .seed = CALIB_SEED };
+	const char *calib_ks = NULL;
+	int c, boots = 3, json = 0, ret = 1, failed = 0, calib = -1;
 
 	run_opts_init(&o);
 	o.modroot = "/";
@@ -1043,6 +1564,14 @@ int cmd_bench(int argc, char **argv)
 				    "side), not '%s'", optarg);
 			break;
 		case 'j': json = 1; break;
+		case 'c': calib = 1; break;
+		case 'C': calib = 0; break;
+		case 'K': calib_ks = optarg; break;
+		case 'T':
+			ca.trials = parse_count("--calib-trials", optarg);
+			if (!ca.trials)
+				die("--calib-trials wants at least 1");
+			break;
 		case 'h':
 			fputs(bench_usage, stdout);
 			return 0;
@@ -1078,18 +1607,26 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (bench_load(&db, &b) < 0)
 		goto out;
+	if (calib < 0)
+		calib = !from_runs;
+	if (calib && bench_calibrate(&db, &b, calib_ks, &ca) < 0)
+		goto out;
 	if (json) {
-		char *text = bench_json(&db, &b);
+		char *text = bench_json(&db, &b, calib ? calib_json(&b, &ca) :
+							 NULL);
 
 		puts(text);
 		free(text);
 	} else {
 		bench_format(&db, &b, &out);
 		bench_format_summary(&b, &out);
+		if (calib)
+			calib_format(&b, &ca, &out);
 		fputs(out.buf, stdout);
 	}
 	ret = failed ? 1 : 0;
 out:
+	calib_all_release(&ca);
 	bench_release(&b);
 	strbuf_release(&wl);
 	strbuf_release(&out);

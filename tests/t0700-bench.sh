@@ -282,6 +282,128 @@ test_expect 'bad input: unknown run, bad setting, two kernels' '
 	[ "$(sql "SELECT count(*) FROM runs")" = 4 ]
 '
 
+# --calibrate on stored runs, in a database of its own (the real boots
+# below count runs above id 4): a wall run of 12 boots (boot medians with
+# CV ~6 %, three samples each) and an icount run of 6 identical boots.
+cat > calib.py <<'EOF'
+MEANS = [100, 108, 93, 101, 97, 110, 95, 104, 99, 91, 106, 102]
+print("BEGIN;")
+for run, clock, label in ((1, "wall", "bench:wall"),
+                          (2, "icount", "bench:icount")):
+    print("INSERT INTO runs (id, label, kernel, kernel_release, "
+          "modules_root, hz, workloads, params, accel, clock, vcpus, "
+          "ram_mib, nvdimm_mib, backing, host, initrd, status, started_at) "
+          "VALUES (%d, '%s', '/k', '6.1.0-test', '/', 250, 'fsdax', '{}', "
+          "'tcg', '%s', 1, 1024, 16384, 'tmpfs', 'h', '/i', 'ok', 0);"
+          % (run, label, clock))
+boot = 0
+for run, means in ((1, MEANS), (2, [137] * 6)):
+    for i, m in enumerate(means):
+        boot += 1
+        print("INSERT INTO boots (id, run_id, idx, status, started_at, "
+              "duration_s) VALUES (%d, %d, %d, 'ok', 0, 10);"
+              % (boot, run, i))
+        data = {("", "rebind_memmap"): [m - 1, m, m + 1] if run == 1
+                else [m] * 3,
+                ("", "first_bind_memmap"): [3 * m],
+                ("map=mem", "rebind_memmap"): [0, 0, 0]}
+        for (variant, metric), vals in data.items():
+            for it, v in enumerate(vals):
+                print("INSERT INTO samples (run_id, boot_id, workload, "
+                      "variant, metric, unit, iteration, value) VALUES "
+                      "(%d, %d, 'fsdax', '%s', '%s', 'ms', %d, %r);"
+                      % (run, boot, variant, metric, it, v))
+    # a failed boot is never in the pool
+    boot += 1
+    print("INSERT INTO boots (id, run_id, idx, status, started_at, "
+          "duration_s) VALUES (%d, %d, 99, 'failed', 0, 10);" % (boot, run))
+    print("INSERT INTO samples (run_id, boot_id, workload, variant, metric, "
+          "unit, iteration, value) VALUES (%d, %d, 'fsdax', '', "
+          "'rebind_memmap', 'ms', 0, 9999);" % (run, boot))
+print("COMMIT;")
+EOF
+
+# cal SETTING: the threshold lines of one setting's calibration (between
+# its title and its "recommended" line), words separated by one space
+cal() {
+	awk -v s="$1" '$1 == "calibration" && $2 == s ":" { on = 1; next }
+		on && $1 == "recommended" { exit }
+		on && $1 ~ /^[0-9]+$/ { $1 = $1; print }' calib.out
+}
+
+test_expect 'calibrate from runs: the tables, every rate a number in [0, 100]' '
+	MMCI_DB=$PWD/calib.db "$MMCI" init --no-tree &&
+	python3 calib.py | sqlite3 -bail calib.db &&
+	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 --calibrate \
+		--calib-trials 200 > calib.out &&
+	cat calib.out &&
+	grep -q "^calibration wall: run #1, clock wall, P 12 boots, 3 metrics; test-series default k 5$" calib.out &&
+	grep -q "^calibration icount: run #2, clock icount, P 6 boots, 3 metrics; test-series default k 2$" calib.out &&
+	[ "$(grep -c "^   k alpha  min% tested    FA%        \[95% CI\] maxFA% famFA%  det+5% det+10%   ins%$" calib.out)" = 2 ] &&
+	cal wall > wall && cal icount > icount &&
+	# k 3, 4, 5, 6 (wall) and 2, 3 (icount) times alpha .05, .01 times 1, 2, 3 %
+	[ "$(cut -d" " -f1-3 wall | tr "\n" " ")" = "$(for k in 3 4 5 6; do
+		for a in 0.05 0.01 0.005; do for e in 1 2 3; do
+		printf "%s %s %s " $k $a $e; done; done; done)" ] &&
+	[ "$(cut -d" " -f1 icount | tr "\n" " ")" = "$(printf "2 %.0s" $(seq 9); printf "3 %.0s" $(seq 9))" ] &&
+	# tested: the map=mem memmap is 0 ms, insufficient in every trial;
+	# none at 3 vs 3 (p >= 0.1), at 4 vs 4 with alpha 0.01 (p >= 0.029),
+	# at 5 vs 5 with alpha 0.005 (p >= 0.0079)
+	[ "$(cut -d" " -f1,2,4 wall | uniq -c | tr -s " " | tr "\n" ,)" = \
+	  " 3 3 0.05 0, 3 3 0.01 0, 3 3 0.005 0, 3 4 0.05 2, 3 4 0.01 0, 3 4 0.005 0, 3 5 0.05 2, 3 5 0.01 2, 3 5 0.005 0, 3 6 0.05 2, 3 6 0.01 2, 3 6 0.005 2," ] &&
+	[ "$(cut -d" " -f4 icount | sort -u)" = 2 ] &&
+	# FA [lo, hi] maxFA famFA det+5 det+10 ins: numbers in [0, 100]; with
+	# nothing tested, no rate but insufficient 100 % and the family 0
+	cat wall icount | tr -d "[]," | awk "
+		\$4 == 0 { if (\$0 !~ / 0 - - - 0\\.00 - - 100\\.00\$/) exit 1; next }
+		NF != 12 { exit 1 }
+		{ for (i = 5; i <= 12; i++)
+			if (\$i !~ /^[0-9]+\\.[0-9][0-9]\$/ || \$i + 0 > 100) exit 1
+		  if (!(\$6 <= \$5 && \$5 <= \$7)) exit 1 }" &&
+	# icount: no spread, 5 % of 137 ms is above the 4 ms jiffy; 1 metric
+	# of 3 is insufficient
+	[ "$(cut -d" " -f5,9-12 icount | sort -u)" = "0.00 0.00 100.00 100.00 33.33" ] &&
+	grep -q "^  recommended icount: k 2, alpha 0.05, min effect 1 %: FA 0.00 %, det+5 100.0 %, det+10 100.0 %$" calib.out &&
+	grep -q "^  recommended wall: " calib.out &&
+	grep -q "^    fsdax map=mem rebind_memmap ms FA 0.00 ins 100.00 det+5 0.00 det+10 0.00$" calib.out
+'
+
+test_expect 'calibrate: deterministic, JSON, too small a pool, off by default' '
+	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 --calibrate \
+		--calib-trials 200 > again.out &&
+	cmp calib.out again.out &&
+	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 --calibrate \
+		--calib-trials 200 --json > calib.json &&
+	python3 -c "
+import json
+c = json.load(open(\"calib.json\"))[\"calibration\"]
+assert c[\"trials\"] == 200
+w, i = c[\"settings\"]
+assert (w[\"setting\"], w[\"pool\"], w[\"default_k\"]) == (\"wall\", 12, 5)
+assert (i[\"setting\"], i[\"pool\"], i[\"default_k\"]) == (\"icount\", 6, 2)
+assert len(w[\"lines\"]) == 36 and len(i[\"lines\"]) == 18
+for l in w[\"lines\"] + i[\"lines\"]:
+    for f in (\"false_alarm\", \"family_false_alarm\", \"detect_5\",
+              \"detect_10\", \"insufficient\"):
+        assert (l[f][\"pct\"] is None and l[\"tested\"] == 0 and
+                f != \"insufficient\") or 0 <= l[f][\"pct\"] <= 100, l
+# pooled over the 2 tested metrics: 12 boots, 200 random splits each; 6
+# boots, every split: C(6,2) C(4,2) = 90 for k 2, C(6,3) = 20 for k 3
+assert {l[\"false_alarm\"][\"trials\"] for l in w[\"lines\"]
+        if l[\"tested\"]} == {400}
+assert {l[\"insufficient\"][\"trials\"] for l in w[\"lines\"]} == {600}
+assert [l[\"false_alarm\"][\"trials\"] for l in i[\"lines\"]] == [180] * 9 + [40] * 9
+assert i[\"recommended\"] == {\"k\": 2, \"alpha\": 0.05, \"min_effect_pct\": 1}
+assert len(i[\"metrics_at_recommended\"]) == 3
+" &&
+	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1 --calibrate \
+		--calib-boots 7 --calib-trials 50 > small.out &&
+	grep -q "^   7 needs P >= 14 boots, has 12$" small.out &&
+	grep -q "^  recommended wall: none (no threshold keeps FA% <= 1 % at k 5, not calibrated: too few boots or not asked for)$" small.out &&
+	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 > plain.out &&
+	! grep -q "^calibration" plain.out
+'
+
 # domains of this test's database (run.c tags the names with the database
 # path's hash): other suites may be booting next to us
 mine_left() {
