@@ -1,0 +1,1664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * claims.c - performance claims of cover letters and changelogs.
+ *
+ * The workload: one mail or a whole series mbox (tens of KB, a few MB at
+ * most), read once when a series is ingested. Lines are scanned one by one
+ * with small hand-written matchers instead of regular expressions, so that
+ * every rule that keeps ordinary mail out ("v6.12 -> v6.13", "%15" in a
+ * Received header) is a visible line of code. What counts as a claim and
+ * how its change is expressed is documented in claims.h.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <strings.h>
+
+#include "claims.h"
+#include "strbuf.h"
+#include "util.h"
+
+/* lines without a space at least this long are base64 or similar */
+#define BLOB_LINE_MIN 60
+/* a word read for context, lowercase; longer words are cut */
+#define WORD_MAX 32
+
+enum ukind { UK_NONE, UK_TIME, UK_TPUT, UK_PCT, UK_FACTOR };
+
+/* a number as read from a line, with its unit */
+struct value {
+	double v;		/* as written, without sign */
+	int negative;		/* a '-' right before it */
+	int sign;		/* a '-' or '+' right before it */
+	size_t start, end;	/* [start, end) covers number and unit */
+	enum ukind kind;
+	double scale;		/* v * scale is in norm */
+	const char *norm;	/* "ms", "MB/s", ...; NULL for UK_NONE */
+};
+
+struct unit_def {
+	const char *name;
+	double scale;
+	const char *norm;
+};
+
+static const struct unit_def time_units[] = {
+	{ "nanoseconds", 1e-6, "ms" }, { "nanosecond", 1e-6, "ms" },
+	{ "nsecs", 1e-6, "ms" }, { "nsec", 1e-6, "ms" }, { "ns", 1e-6, "ms" },
+	{ "microseconds", 1e-3, "ms" }, { "microsecond", 1e-3, "ms" },
+	{ "usecs", 1e-3, "ms" }, { "usec", 1e-3, "ms" }, { "us", 1e-3, "ms" },
+	{ "\xc2\xb5s", 1e-3, "ms" }, { "\xce\xbcs", 1e-3, "ms" },
+	{ "\xc2\xb5sec", 1e-3, "ms" }, { "\xce\xbcsec", 1e-3, "ms" },
+	{ "milliseconds", 1, "ms" }, { "millisecond", 1, "ms" },
+	{ "msecs", 1, "ms" }, { "msec", 1, "ms" }, { "ms", 1, "ms" },
+	{ "seconds", 1e3, "ms" }, { "second", 1e3, "ms" },
+	{ "secs", 1e3, "ms" }, { "sec", 1e3, "ms" }, { "s", 1e3, "ms" },
+	{ "minutes", 6e4, "ms" }, { "minute", 6e4, "ms" },
+	{ "mins", 6e4, "ms" }, { "min", 6e4, "ms" },
+};
+
+/* "<prefix><per second>", e.g. "GB/s", "ops/sec", "MBps" */
+static const struct unit_def tput_prefixes[] = {
+	{ "GiB", 1024, "MiB/s" }, { "MiB", 1, "MiB/s" },
+	{ "KiB", 1.0 / 1024, "MiB/s" }, { "GB", 1000, "MB/s" },
+	{ "MB", 1, "MB/s" }, { "KB", 1e-3, "MB/s" },
+	{ "ops", 1, "ops/s" }, { "pages", 1, "pages/s" },
+	{ "requests", 1, "req/s" }, { "req", 1, "req/s" },
+};
+
+static const char *const tput_suffixes[] = {
+	"/second", "/sec", "/s", " per second", " per sec", "ps",
+};
+
+static int is_word_char(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* @s at @pos starts with @word, case-insensitively, and a word ends there */
+static size_t match_word_at(const char *s, size_t len, size_t pos,
+			    const char *word)
+{
+	size_t n = strlen(word);
+
+	if (pos + n > len || strncasecmp(s + pos, word, n))
+		return 0;
+	if (pos + n < len && (is_word_char((unsigned char)s[pos + n]) ||
+			      s[pos + n] == '/'))
+		return 0;
+	return n;
+}
+
+/* a time or throughput unit at @pos (no leading space); its length or 0 */
+static size_t match_unit(const char *s, size_t len, size_t pos,
+			 struct value *v)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < ARRAY_SIZE(time_units); i++) {
+		n = match_word_at(s, len, pos, time_units[i].name);
+		if (n) {
+			v->kind = UK_TIME;
+			v->scale = time_units[i].scale;
+			v->norm = time_units[i].norm;
+			return n;
+		}
+	}
+	n = match_word_at(s, len, pos, "IOPS");
+	if (n) {
+		v->kind = UK_TPUT;
+		v->scale = 1;
+		v->norm = "IOPS";
+		return n;
+	}
+	for (i = 0; i < ARRAY_SIZE(tput_prefixes); i++) {
+		size_t pn = strlen(tput_prefixes[i].name);
+
+		if (pos + pn > len ||
+		    strncasecmp(s + pos, tput_prefixes[i].name, pn))
+			continue;
+		for (j = 0; j < ARRAY_SIZE(tput_suffixes); j++) {
+			n = match_word_at(s, len, pos + pn, tput_suffixes[j]);
+			if (!n)
+				continue;
+			v->kind = UK_TPUT;
+			v->scale = tput_prefixes[i].scale;
+			v->norm = tput_prefixes[i].norm;
+			return pn + n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * read the number starting at @pos (a digit) and its unit. Returns 0 and
+ * fills @v, or -1 for something that is not a standalone number: glued to
+ * a word, a dot or a colon on the left ("v6", "x.5", "::1"), a version,
+ * address or time of day on the right ("5.10.y", "10.0.0.1", "12:30"), or
+ * followed by letters that are not a unit ("0x10", "100M").
+ */
+static int read_value(const char *s, size_t len, size_t pos, struct value *v)
+{
+	size_t p = pos, n, u;
+	char buf[40];
+
+	memset(v, 0, sizeof(*v));
+	if (pos > 0) {
+		unsigned char c = s[pos - 1];
+
+		if (is_word_char(c) || c == '.' || c == ':' || c == '/' ||
+		    c == ',')
+			return -1;
+		if (c == '-' && pos > 1 && is_word_char((unsigned char)s[pos - 2]))
+			return -1;
+		v->negative = c == '-';
+		v->sign = c == '-' || c == '+';
+	}
+	while (p < len && isdigit((unsigned char)s[p]))
+		p++;
+	if (p + 1 < len && s[p] == '.' && isdigit((unsigned char)s[p + 1])) {
+		p++;
+		while (p < len && isdigit((unsigned char)s[p]))
+			p++;
+	}
+	if (p - pos >= sizeof(buf))
+		return -1;
+	/* time(1)'s "0m36.2s" */
+	if (p + 1 < len && s[p] == 'm' && isdigit((unsigned char)s[p + 1]) &&
+	    !memchr(s + pos, '.', p - pos)) {
+		size_t q = p + 1, sec_b = q;
+		double min;
+
+		while (q < len && (isdigit((unsigned char)s[q]) || s[q] == '.'))
+			q++;
+		if (q >= len || s[q] != 's' || q - sec_b >= sizeof(buf) ||
+		    (q + 1 < len && is_word_char((unsigned char)s[q + 1])))
+			return -1;
+		memcpy(buf, s + pos, p - pos);
+		buf[p - pos] = '\0';
+		min = strtod(buf, NULL);
+		memcpy(buf, s + sec_b, q - sec_b);
+		buf[q - sec_b] = '\0';
+		v->v = min * 60 + strtod(buf, NULL);
+		v->start = pos;
+		v->end = q + 1;
+		v->kind = UK_TIME;
+		v->scale = 1e3;
+		v->norm = "ms";
+		return 0;
+	}
+	if (p < len && (s[p] == '.' || s[p] == ':' || s[p] == ',') &&
+	    p + 1 < len && isalnum((unsigned char)s[p + 1]))
+		return -1;
+	memcpy(buf, s + pos, p - pos);
+	buf[p - pos] = '\0';
+	v->v = strtod(buf, NULL);
+	v->start = pos;
+	v->end = p;
+	v->kind = UK_NONE;
+
+	/* "67%", "67 %" */
+	n = (p < len && s[p] == ' ') ? 1 : 0;
+	if (p + n < len && s[p + n] == '%') {
+		if (p + n + 1 < len && isalnum((unsigned char)s[p + n + 1]))
+			return -1;
+		v->kind = UK_PCT;
+		v->norm = "%";
+		v->scale = 1;
+		v->end = p + n + 1;
+		return 0;
+	}
+	/* "8.3x", "8.3×" */
+	if (p < len && (s[p] == 'x' || s[p] == 'X')) {
+		if (p + 1 < len && is_word_char((unsigned char)s[p + 1]))
+			return -1;
+		v->kind = UK_FACTOR;
+		v->norm = "x";
+		v->scale = 1;
+		v->end = p + 1;
+		return 0;
+	}
+	if (p + 1 < len && !memcmp(s + p, "\xc3\x97", 2)) {
+		v->kind = UK_FACTOR;
+		v->norm = "x";
+		v->scale = 1;
+		v->end = p + 2;
+		return 0;
+	}
+	n = (p < len && (s[p] == ' ' || s[p] == '\t')) ? 1 : 0;
+	u = match_unit(s, len, p + n, v);
+	if (u) {
+		v->end = p + n + u;
+		return 0;
+	}
+	if (p < len && is_word_char((unsigned char)s[p]))
+		return -1;
+	return 0;
+}
+
+static int is_space(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static size_t skip_space(const char *s, size_t len, size_t p)
+{
+	while (p < len && is_space((unsigned char)s[p]))
+		p++;
+	return p;
+}
+
+/* an arrow at @p: its length, or 0 */
+static size_t match_arrow(const char *s, size_t len, size_t p)
+{
+	static const char *const arrows[] = {
+		"-->", "->", "=>", "\xe2\x86\x92", "\xe2\x87\x92",
+		"\xe2\x9f\xb6",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(arrows); i++) {
+		size_t n = strlen(arrows[i]);
+
+		if (p + n <= len && !memcmp(s + p, arrows[i], n))
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * the word after @p (letters and inner '-'), lowercase, into @w; skips
+ * blanks only. Returns the end of the word, or @p if there is none.
+ */
+static size_t word_after(const char *s, size_t len, size_t p, char *w)
+{
+	size_t q = skip_space(s, len, p), n = 0;
+
+	while (q < len && (isalpha((unsigned char)s[q]) ||
+			   (s[q] == '-' && n && q + 1 < len &&
+			    isalpha((unsigned char)s[q + 1])))) {
+		if (n < WORD_MAX - 1)
+			w[n++] = tolower((unsigned char)s[q]);
+		q++;
+	}
+	w[n] = '\0';
+	return n ? q : p;
+}
+
+/*
+ * the word that ends before @p, lowercase, into @w; skips blanks and the
+ * approximation signs "~", "≈", "(", "+", "-". Sets *@start to where the
+ * word starts; returns 0 if there is no word (a digit, start of line).
+ */
+static int word_before(const char *s, size_t p, char *w, size_t *start)
+{
+	size_t e, b, n;
+
+	while (p > 0 && (is_space((unsigned char)s[p - 1]) || s[p - 1] == '~' ||
+			 s[p - 1] == '(' || s[p - 1] == '+' ||
+			 s[p - 1] == '-' || (unsigned char)s[p - 1] >= 0x80))
+		p--;
+	e = p;
+	while (p > 0 && (isalpha((unsigned char)s[p - 1]) ||
+			 (s[p - 1] == '-' && p > 1 &&
+			  isalpha((unsigned char)s[p - 2]) && p != e)))
+		p--;
+	b = p;
+	if (b == e)
+		return 0;
+	n = e - b < WORD_MAX - 1 ? e - b : WORD_MAX - 1;
+	for (p = 0; p < n; p++)
+		w[p] = tolower((unsigned char)s[b + p]);
+	w[n] = '\0';
+	*start = b;
+	return 1;
+}
+
+static int word_in(const char *w, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(w, *list))
+			return 1;
+	return 0;
+}
+
+/* what a word does to the metric; see the convention in claims.h */
+enum effect { EFF_NONE, EFF_BETTER, EFF_WORSE, EFF_DOWN, EFF_UP };
+
+struct effect_word {
+	const char *word;
+	enum effect effect;
+	int needs_cue;		/* only a claim with a perf cue on the line */
+};
+
+/* words right after the number: "8.3x faster", "a 67% reduction" */
+static const struct effect_word after_words[] = {
+	{ "faster", EFF_BETTER, 0 }, { "quicker", EFF_BETTER, 0 },
+	{ "speedup", EFF_BETTER, 0 }, { "speed-up", EFF_BETTER, 0 },
+	{ "speedups", EFF_BETTER, 0 }, { "improvement", EFF_BETTER, 0 },
+	{ "better", EFF_BETTER, 0 }, { "boost", EFF_BETTER, 0 },
+	{ "slower", EFF_WORSE, 0 }, { "slowdown", EFF_WORSE, 0 },
+	{ "slow-down", EFF_WORSE, 0 }, { "regression", EFF_WORSE, 0 },
+	{ "worse", EFF_WORSE, 0 }, { "degradation", EFF_WORSE, 0 },
+	{ "reduction", EFF_DOWN, 0 }, { "decrease", EFF_DOWN, 0 },
+	{ "drop", EFF_DOWN, 0 }, { "cut", EFF_DOWN, 0 },
+	{ "less", EFF_DOWN, 1 }, { "lower", EFF_DOWN, 1 },
+	{ "fewer", EFF_DOWN, 1 }, { "smaller", EFF_DOWN, 1 },
+	{ "shorter", EFF_DOWN, 1 }, { "saving", EFF_DOWN, 1 },
+	{ "savings", EFF_DOWN, 1 },
+	{ "increase", EFF_UP, 1 }, { "higher", EFF_UP, 1 },
+	{ "more", EFF_UP, 1 }, { "longer", EFF_UP, 1 },
+	{ "larger", EFF_UP, 1 }, { "bigger", EFF_UP, 1 },
+	{ "overhead", EFF_UP, 0 },
+};
+
+/* nouns before "of": "speed-up of 3x", "a reduction of 20%" */
+static const struct effect_word of_nouns[] = {
+	{ "speedup", EFF_BETTER, 0 }, { "speed-up", EFF_BETTER, 0 },
+	{ "improvement", EFF_BETTER, 0 }, { "boost", EFF_BETTER, 0 },
+	{ "gain", EFF_BETTER, 1 },
+	{ "slowdown", EFF_WORSE, 0 }, { "regression", EFF_WORSE, 0 },
+	{ "degradation", EFF_WORSE, 0 },
+	{ "reduction", EFF_DOWN, 0 }, { "decrease", EFF_DOWN, 0 },
+	{ "drop", EFF_DOWN, 0 }, { "saving", EFF_DOWN, 1 },
+	{ "savings", EFF_DOWN, 1 },
+	{ "increase", EFF_UP, 1 }, { "overhead", EFF_UP, 0 },
+};
+
+/* verb stems before "by": "reduces ... by 67.5%", "improves by 20%" */
+static const struct effect_word by_verbs[] = {
+	{ "reduc", EFF_DOWN, 0 }, { "decreas", EFF_DOWN, 0 },
+	{ "cut", EFF_DOWN, 0 }, { "drop", EFF_DOWN, 0 },
+	{ "shrink", EFF_DOWN, 0 }, { "shrank", EFF_DOWN, 0 },
+	{ "lower", EFF_DOWN, 1 }, { "shorten", EFF_DOWN, 1 },
+	{ "save", EFF_DOWN, 1 }, { "saving", EFF_DOWN, 1 },
+	{ "improv", EFF_BETTER, 0 }, { "faster", EFF_BETTER, 0 },
+	{ "quicker", EFF_BETTER, 0 }, { "speed", EFF_BETTER, 0 },
+	{ "sped", EFF_BETTER, 0 }, { "accelerat", EFF_BETTER, 0 },
+	{ "boost", EFF_BETTER, 0 },
+	{ "regress", EFF_WORSE, 0 }, { "slower", EFF_WORSE, 0 },
+	{ "slow", EFF_WORSE, 0 }, { "degrad", EFF_WORSE, 0 },
+	{ "increas", EFF_UP, 1 }, { "grow", EFF_UP, 1 },
+	{ "rais", EFF_UP, 1 },
+};
+
+/* "by about 20%", "speedup of up to 3x": words between the cue and number */
+static const char *const approx_words[] = {
+	"about", "approximately", "approx", "roughly", "around", "nearly",
+	"almost", "over", "up", "to", "more", "than", "at", "least", "some",
+	"circa", "ca", "as", "much", "close", "an", "a", "another", "further",
+	"additional", "of", NULL,
+};
+
+static const struct effect_word *find_effect(const struct effect_word *t,
+					     size_t n, const char *w,
+					     int prefix)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (prefix ? starts_with(w, t[i].word) : !strcmp(w, t[i].word))
+			return &t[i];
+	}
+	return NULL;
+}
+
+/* a word that is one of @stems or starts with one of 4 letters or more */
+static int has_word_stem(const char *s, size_t len, const char *const *stems)
+{
+	const char *const *st;
+	size_t p = 0;
+	char w[WORD_MAX];
+
+	while (p < len) {
+		if (!isalpha((unsigned char)s[p]) ||
+		    (p > 0 && isalpha((unsigned char)s[p - 1]))) {
+			p++;
+			continue;
+		}
+		p = word_after(s, len, p, w);
+		for (st = stems; *st; st++)
+			if (!strcmp(w, *st) ||
+			    (strlen(*st) >= 4 && starts_with(w, *st)))
+				return 1;
+	}
+	return 0;
+}
+
+/* a number with a time or throughput unit somewhere on the line */
+static int has_unit_value(const char *s, size_t len, enum ukind kind)
+{
+	size_t p;
+	struct value v;
+
+	for (p = 0; p < len; p++) {
+		if (!isdigit((unsigned char)s[p]) ||
+		    (p && isdigit((unsigned char)s[p - 1])))
+			continue;
+		if (!read_value(s, len, p, &v) && v.kind == kind)
+			return 1;
+	}
+	return 0;
+}
+
+static int line_is_throughput(const char *s, size_t len)
+{
+	static const char *const words[] = {
+		"throughput", "bandwidth", "iops", "ops", NULL,
+	};
+
+	return has_word_stem(s, len, words) || has_unit_value(s, len, UK_TPUT);
+}
+
+static int line_has_perf_cue(const char *s, size_t len)
+{
+	static const char *const words[] = {
+		"time", "times", "timing", "latency", "latencies", "runtime",
+		"duration", "overhead", "throughput", "bandwidth", "speed",
+		"performance", "cycles", "cost", "costs", "takes", "took",
+		"iops", "faster", "slower", "elapsed", "wall", NULL,
+	};
+
+	return has_word_stem(s, len, words) ||
+	       has_unit_value(s, len, UK_TIME) ||
+	       has_unit_value(s, len, UK_TPUT);
+}
+
+/* the line being scanned and what is needed to record its claims */
+struct scan {
+	struct claim_list *out;
+	const char *s;		/* the line, not NUL-terminated */
+	size_t len;
+	unsigned lineno;
+	const char *context;	/* the text line before, "" if none */
+	int found;
+};
+
+static const char *const lead_stop[] = {
+	"in", "of", "for", "on", "to", "when", "with", "and", "by", NULL,
+};
+
+static const char *const trail_stop[] = {
+	"by", "about", "of", "a", "an", "from", "to", "is", "was", "are",
+	"were", "be", "been", "approximately", "approx", "roughly", "around",
+	"nearly", "almost", "over", "up", "and", "with", "at", "than", "some",
+	"as", "much", "least", "more", "circa", "takes", "took", "in", "on",
+	NULL,
+};
+
+static int is_trim_punct(int c)
+{
+	return is_space(c) || c == ':' || c == ';' || c == ',' || c == '=' ||
+	       c == '~' || c == '-' || c == '*' || c == '|' || c == '.';
+}
+
+/* remove trailing stop words and punctuation of sb */
+static void trim_trailing(struct strbuf *sb)
+{
+	for (;;) {
+		size_t e = sb->len, b;
+		char w[WORD_MAX];
+
+		while (e > 0 && (is_trim_punct((unsigned char)sb->buf[e - 1]) ||
+				 sb->buf[e - 1] == '('))
+			e--;
+		strbuf_setlen(sb, e);
+		b = e;
+		while (b > 0 && isalpha((unsigned char)sb->buf[b - 1]))
+			b--;
+		if (b == e || e - b >= WORD_MAX ||
+		    (b > 0 && !is_space((unsigned char)sb->buf[b - 1])))
+			return;
+		memcpy(w, sb->buf + b, e - b);
+		w[e - b] = '\0';
+		for (e = 0; w[e]; e++)
+			w[e] = tolower((unsigned char)w[e]);
+		if (!word_in(w, trail_stop))
+			return;
+		strbuf_setlen(sb, b);
+	}
+}
+
+/* remove leading punctuation, one parenthesis and stop words of sb */
+static void trim_leading(struct strbuf *sb)
+{
+	for (;;) {
+		size_t b = 0, e;
+		char w[WORD_MAX];
+
+		while (b < sb->len && (is_trim_punct((unsigned char)sb->buf[b]) ||
+				       sb->buf[b] == ')'))
+			b++;
+		if (b < sb->len && sb->buf[b] == '(') {
+			const char *close = memchr(sb->buf + b, ')', sb->len - b);
+
+			if (close) {
+				b = close - sb->buf + 1;
+				memmove(sb->buf, sb->buf + b, sb->len - b);
+				strbuf_setlen(sb, sb->len - b);
+				continue;
+			}
+		}
+		memmove(sb->buf, sb->buf + b, sb->len - b);
+		strbuf_setlen(sb, sb->len - b);
+		e = 0;
+		while (e < sb->len && isalpha((unsigned char)sb->buf[e]))
+			e++;
+		if (!e || e >= WORD_MAX ||
+		    (e < sb->len && !is_space((unsigned char)sb->buf[e])))
+			return;
+		for (b = 0; b < e; b++)
+			w[b] = tolower((unsigned char)sb->buf[b]);
+		w[e] = '\0';
+		if (!word_in(w, lead_stop))
+			return;
+		memmove(sb->buf, sb->buf + e, sb->len - e);
+		strbuf_setlen(sb, sb->len - e);
+	}
+}
+
+/* append s[0..n) with runs of blanks collapsed to one space */
+static void add_collapsed(struct strbuf *sb, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (is_space((unsigned char)s[i]) || s[i] == '\r') {
+			if (sb->len && sb->buf[sb->len - 1] != ' ')
+				strbuf_addch(sb, ' ');
+			continue;
+		}
+		strbuf_addch(sb, s[i]);
+	}
+}
+
+/* the line without [b, e), cleaned up; the context line if nothing is left */
+static char *make_subject(const struct scan *sc, size_t b, size_t e)
+{
+	struct strbuf left = STRBUF_INIT, right = STRBUF_INIT;
+
+	add_collapsed(&left, sc->s, b);
+	trim_trailing(&left);
+	trim_leading(&left);
+	add_collapsed(&right, sc->s + e, sc->len - e);
+	trim_leading(&right);
+	trim_trailing(&right);
+	if (left.len && right.len)
+		strbuf_addch(&left, ' ');
+	strbuf_addbuf(&left, &right);
+	strbuf_release(&right);
+	if (!left.len) {
+		add_collapsed(&left, sc->context, strlen(sc->context));
+		trim_trailing(&left);
+		trim_leading(&left);
+	}
+	return strbuf_detach(&left, NULL);
+}
+
+static char *make_text(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add(&sb, s, len);
+	strbuf_trim(&sb);
+	return strbuf_detach(&sb, NULL);
+}
+
+static struct claim *add_claim(struct scan *sc, enum claim_kind kind,
+			       char *subject, const char *unit)
+{
+	struct claim *c;
+
+	ALLOC_GROW(sc->out->v, sc->out->nr + 1, sc->out->alloc);
+	c = &sc->out->v[sc->out->nr++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->subject = subject;
+	c->text = make_text(sc->s, sc->len);
+	c->before = c->after = NAN;
+	xsnprintf(c->unit, sizeof(c->unit), "%s", unit);
+	c->line = sc->lineno;
+	sc->found++;
+	return c;
+}
+
+static int add_before_after(struct scan *sc, struct value *a, struct value *b,
+			    char *subject)
+{
+	struct claim *c;
+	double before, after;
+
+	if (a->kind == UK_NONE && b->kind == UK_NONE)
+		goto no;
+	if (a->kind == UK_NONE) {
+		a->kind = b->kind;
+		a->scale = b->scale;
+		a->norm = b->norm;
+	} else if (b->kind == UK_NONE) {
+		b->kind = a->kind;
+		b->scale = a->scale;
+		b->norm = a->norm;
+	}
+	if ((a->kind != UK_TIME && a->kind != UK_TPUT) ||
+	    a->kind != b->kind || strcmp(a->norm, b->norm) || a->negative ||
+	    b->negative)
+		goto no;
+	before = a->v * a->scale;
+	after = b->v * b->scale;
+	if (!(before > 0) || !(after >= 0))
+		goto no;
+	c = add_claim(sc, CLAIM_BEFORE_AFTER, subject, a->norm);
+	c->before = before;
+	c->after = after;
+	c->higher_is_better = a->kind == UK_TPUT;
+	c->change_pct = (after / before - 1) * 100;
+	return 0;
+no:
+	free(subject);
+	return -1;
+}
+
+/* "NUM [UNIT] -> NUM [UNIT]" and "from NUM [UNIT] to NUM [UNIT]" */
+static void scan_before_after(struct scan *sc)
+{
+	const char *s = sc->s;
+	size_t len = sc->len, p = 0;
+
+	while (p < len) {
+		struct value a, b;
+		size_t q, n, from = 0, span_b;
+		char w[WORD_MAX];
+		int is_from;
+
+		if (!isdigit((unsigned char)s[p]) || read_value(s, len, p, &a)) {
+			while (p < len && isalnum((unsigned char)s[p]))
+				p++;
+			if (p < len && !isdigit((unsigned char)s[p]))
+				p++;
+			continue;
+		}
+		is_from = word_before(s, a.start, w, &from) &&
+			  !strcmp(w, "from");
+		q = skip_space(s, len, a.end);
+		if (is_from && (n = match_word_at(s, len, q, "to")))
+			q += n;
+		else if ((n = match_arrow(s, len, q)))
+			q += n;
+		else
+			goto next;
+		q = skip_space(s, len, q);
+		if (q < len && s[q] == '~')
+			q++;
+		if (q >= len || !isdigit((unsigned char)s[q]) ||
+		    read_value(s, len, q, &b))
+			goto next;
+		span_b = is_from ? from : a.start;
+		if (!add_before_after(sc, &a, &b, make_subject(sc, span_b, b.end))) {
+			p = b.end;
+			continue;
+		}
+next:
+		p = a.end > p ? a.end : p + 1;
+	}
+}
+
+/*
+ * what the words around @v say: sets *@eff, the span to cut from the
+ * subject and whether the claim needs a perf cue; 0 if no effect word
+ */
+static int classify(const char *s, size_t len, const struct value *v,
+		    size_t after_num, size_t *span_b, size_t *span_e,
+		    enum effect *eff, int *needs_cue)
+{
+	const struct effect_word *ew;
+	char w[WORD_MAX], w2[WORD_MAX];
+	size_t e, b, b2;
+
+	/* "8.3x faster", "67% reduction", "2x speed up" */
+	e = word_after(s, len, after_num, w);
+	if (e != after_num) {
+		if (!strcmp(w, "speed")) {
+			size_t e2 = word_after(s, len, e, w2);
+
+			if (!strcmp(w2, "up")) {
+				*eff = EFF_BETTER;
+				*needs_cue = 0;
+				*span_b = v->start;
+				*span_e = e2;
+				return 1;
+			}
+		}
+		ew = find_effect(after_words, ARRAY_SIZE(after_words), w, 0);
+		if (ew) {
+			*eff = ew->effect;
+			*needs_cue = ew->needs_cue;
+			*span_b = v->start;
+			*span_e = e;
+			return 1;
+		}
+	}
+
+	/* skip "about", "up to", ... backwards to "of" or "by" */
+	b = v->start;
+	for (;;) {
+		if (!word_before(s, b, w, &b2))
+			return 0;
+		if (!strcmp(w, "of") || !strcmp(w, "by"))
+			break;
+		if (!word_in(w, approx_words))
+			return 0;
+		b = b2;
+	}
+	b = b2;
+	if (!strcmp(w, "of")) {
+		/* "speed-up of 3x", "speed up of 3x" */
+		if (!word_before(s, b, w2, &b2))
+			return 0;
+		if (!strcmp(w2, "up")) {
+			if (!word_before(s, b2, w2, &b2) || strcmp(w2, "speed"))
+				return 0;
+			*eff = EFF_BETTER;
+			*needs_cue = 0;
+		} else {
+			ew = find_effect(of_nouns, ARRAY_SIZE(of_nouns), w2, 0);
+			if (!ew)
+				return 0;
+			*eff = ew->effect;
+			*needs_cue = ew->needs_cue;
+		}
+		*span_b = b2;
+		*span_e = v->end;
+		return 1;
+	}
+	/* "by": the nearest verb before it, at most 12 words back */
+	{
+		size_t at = b, wb;
+		int i;
+
+		for (i = 0; i < 12 && word_before(s, at, w2, &wb); i++) {
+			if (!strcmp(w2, "down") || !strcmp(w2, "up")) {
+				at = wb;
+				continue;
+			}
+			ew = find_effect(by_verbs, ARRAY_SIZE(by_verbs), w2, 1);
+			if (ew) {
+				*eff = ew->effect;
+				*needs_cue = ew->needs_cue;
+				*span_b = b;
+				*span_e = v->end;
+				return 1;
+			}
+			at = wb;
+		}
+	}
+	return 0;
+}
+
+/* "8.3x faster", "3 times slower", "reduces ... by 67.5%", "12% slower" */
+static void scan_relative(struct scan *sc)
+{
+	const char *s = sc->s;
+	size_t len = sc->len, p = 0;
+	int tput = -1, cue = -1;
+
+	while (p < len) {
+		struct value v;
+		size_t after_num, span_b, span_e;
+		enum effect eff;
+		int needs_cue, is_pct;
+		double x, change = NAN;
+		struct claim *c;
+		char w[WORD_MAX];
+
+		if (!isdigit((unsigned char)s[p]) || read_value(s, len, p, &v)) {
+			while (p < len && isalnum((unsigned char)s[p]))
+				p++;
+			if (p < len && !isdigit((unsigned char)s[p]))
+				p++;
+			continue;
+		}
+		p = v.end > p ? v.end : p + 1;
+		after_num = v.end;
+		if (v.kind == UK_NONE) {
+			size_t e = word_after(s, len, v.end, w);
+
+			if (e == v.end || strcmp(w, "times"))
+				continue;
+			v.kind = UK_FACTOR;
+			v.norm = "x";
+			after_num = v.end = e;
+			p = e;
+		}
+		if (v.kind != UK_PCT && v.kind != UK_FACTOR)
+			continue;
+		if (!classify(s, len, &v, after_num, &span_b, &span_e, &eff,
+			      &needs_cue))
+			continue;
+		if (v.sign && span_b == v.start)
+			span_b--;
+		if (needs_cue) {
+			if (cue < 0)
+				cue = line_has_perf_cue(s, len);
+			if (!cue)
+				continue;
+		}
+		if (tput < 0)
+			tput = line_is_throughput(s, len);
+		is_pct = v.kind == UK_PCT;
+		x = v.v;
+		if (is_pct && eff == EFF_DOWN && x > 100)
+			continue;
+		if (!is_pct && !(x > 0))
+			continue;
+		/* the value's factor: new = base * ratio */
+		switch (is_pct && v.sign ? EFF_NONE : eff) {
+		case EFF_NONE:
+			/* "-12.3% regression": the metric's change itself */
+			change = v.negative ? -x : x;
+			break;
+		case EFF_DOWN:
+			change = is_pct ? -x : (1 / x - 1) * 100;
+			break;
+		case EFF_UP:
+			change = is_pct ? x : (x - 1) * 100;
+			break;
+		case EFF_BETTER:
+		case EFF_WORSE: {
+			/* the speed's factor */
+			double speed = is_pct ? 1 + x / 100 : x;
+
+			if ((eff == EFF_BETTER) == !!tput)
+				change = (speed - 1) * 100;
+			else
+				change = (1 / speed - 1) * 100;
+			break;
+		}
+		}
+		c = add_claim(sc, is_pct ? CLAIM_PERCENT : CLAIM_FACTOR,
+			      make_subject(sc, span_b, span_e), v.norm);
+		c->higher_is_better = tput;
+		c->change_pct = change;
+		if (span_e > p)
+			p = span_e;
+	}
+}
+
+/* tables: a header naming before and after columns, then rows */
+
+enum col { COL_BEFORE, COL_AFTER, COL_OTHER };
+
+#define TABLE_MAX_COLS 8
+
+struct table {
+	int active;
+	int nval;			/* value columns */
+	int before_idx, after_idx;	/* among the value columns */
+	struct value unit;		/* header unit; kind UK_NONE if none */
+	char *context;			/* subject of rows without a label */
+	int rows;			/* rows seen */
+};
+
+static const char *const before_words[] = {
+	"before", "base", "baseline", "old", "vanilla", "unpatched",
+	"without", "w/o", "orig", "original", "mainline", "stock",
+	"unmodified", "upstream", NULL,
+};
+static const char *const after_words_hdr[] = {
+	"after", "patched", "new", "with", "w/", "optimized", "optimised",
+	"modified", "fixed", NULL,
+};
+static const char *const other_cols[] = {
+	"change", "delta", "diff", "difference", "speedup", "speed-up",
+	"ratio", "improvement", "gain", "%", "+/-", "regression",
+	"reduction", "stddev", "sd", NULL,
+};
+static const char *const filler_words[] = {
+	"patch", "patches", "series", "kernel", "time", NULL,
+};
+
+/* split a line into words, '|' counts as a blank; at most @max */
+static int split_words(const char *s, size_t len, const char **w, size_t *wl,
+		       int max)
+{
+	size_t p = 0;
+	int n = 0;
+
+	while (p < len) {
+		size_t b;
+
+		while (p < len && (is_space((unsigned char)s[p]) || s[p] == '|' ||
+				   s[p] == '\r'))
+			p++;
+		if (p >= len)
+			break;
+		b = p;
+		while (p < len && !is_space((unsigned char)s[p]) && s[p] != '|' &&
+		       s[p] != '\r')
+			p++;
+		if (n == max)
+			return -1;
+		w[n] = s + b;
+		wl[n++] = p - b;
+	}
+	return n;
+}
+
+/* a unit alone, maybe in brackets: "ms", "(ms)", "[usec]", "(MB/s)" */
+static int unit_word(const char *w, size_t n, struct value *v)
+{
+	while (n && (*w == '(' || *w == '[')) {
+		w++;
+		n--;
+	}
+	while (n && (w[n - 1] == ')' || w[n - 1] == ']' || w[n - 1] == ':' ||
+		     w[n - 1] == ','))
+		n--;
+	return n && match_unit(w, n, 0, v) == n;
+}
+
+static int table_header(const char *s, size_t len, struct table *t)
+{
+	const char *w[16];
+	size_t wl[16];
+	int n, i, nb = 0, na = 0, nval = 0, labels = 0, seen = 0;
+
+	n = split_words(s, len, w, wl, 16);
+	if (n < 2)
+		return 0;
+	memset(&t->unit, 0, sizeof(t->unit));
+	for (i = 0; i < n; i++) {
+		char word[WORD_MAX];
+		size_t k, m = wl[i], paren;
+		struct value u;
+
+		if (m >= WORD_MAX)
+			return 0;
+		for (k = 0; k < m; k++)
+			word[k] = tolower((unsigned char)w[i][k]);
+		word[m] = '\0';
+		/* "before(ms)", "after[us]" */
+		paren = strcspn(word, "([");
+		if (paren && paren < m) {
+			if (!unit_word(w[i] + paren, m - paren, &u))
+				return 0;
+			t->unit = u;
+			word[paren] = '\0';
+		}
+		while (strlen(word) > 1 && word[strlen(word) - 1] == ':')
+			word[strlen(word) - 1] = '\0';
+		if (word_in(word, before_words)) {
+			if (nb++)
+				return 0;
+			t->before_idx = nval++;
+			seen = 1;
+		} else if (word_in(word, after_words_hdr)) {
+			if (na++)
+				return 0;
+			t->after_idx = nval++;
+			seen = 1;
+		} else if (word_in(word, other_cols)) {
+			if (!seen)
+				return 0;
+			nval++;
+		} else if (unit_word(w[i], m, &u)) {
+			t->unit = u;
+		} else if (word_in(word, filler_words)) {
+			continue;
+		} else if (!seen && labels < 3 && !strpbrk(word, "0123456789")) {
+			labels++;
+		} else {
+			return 0;
+		}
+	}
+	if (nb != 1 || na != 1 || nval > TABLE_MAX_COLS)
+		return 0;
+	t->nval = nval;
+	return 1;
+}
+
+/* "----  -----", "|---|:--:|", "=====", "+----+" */
+static int table_rule(const char *s, size_t len)
+{
+	size_t i, dashes = 0;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '-' || s[i] == '=')
+			dashes++;
+		else if (!is_space((unsigned char)s[i]) && s[i] != '|' &&
+			 s[i] != '+' && s[i] != ':' && s[i] != '\r')
+			return 0;
+	}
+	return dashes >= 3;
+}
+
+/* a whole word as a value: "221.07ms", "72", "-67%", "3.1x", "+5.2%" */
+static int word_value(const char *w, size_t n, struct value *v)
+{
+	size_t p = 0;
+
+	if (n && (*w == '+' || *w == '-' || *w == '~'))
+		p = 1;
+	if (p >= n || !isdigit((unsigned char)w[p]) || read_value(w, n, p, v))
+		return 0;
+	return v->end == n;
+}
+
+/*
+ * one table row: 1 if it is a row (a claim was added when its units
+ * allow), 0 if the line is not a row of this table
+ */
+static int table_row(struct scan *sc, struct table *t)
+{
+	const char *w[32];
+	size_t wl[32];
+	struct value vals[TABLE_MAX_COLS], u;
+	int n, k;
+	struct strbuf label = STRBUF_INIT;
+	char *subject;
+
+	n = split_words(sc->s, sc->len, w, wl, 32);
+	if (n < t->nval)
+		return 0;
+	for (k = t->nval - 1; k >= 0; k--) {
+		if (n > 0 && word_value(w[n - 1], wl[n - 1], &vals[k])) {
+			n--;
+		} else if (n > 1 && unit_word(w[n - 1], wl[n - 1], &u) &&
+			   word_value(w[n - 2], wl[n - 2], &vals[k]) &&
+			   vals[k].kind == UK_NONE) {
+			vals[k].kind = u.kind;
+			vals[k].scale = u.scale;
+			vals[k].norm = u.norm;
+			n -= 2;
+		} else {
+			return 0;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		if (k)
+			strbuf_addch(&label, ' ');
+		strbuf_add(&label, w[k], wl[k]);
+	}
+	t->rows++;
+	for (k = 0; k < 2; k++) {
+		struct value *v = &vals[k ? t->after_idx : t->before_idx];
+
+		if (v->kind == UK_NONE && t->unit.kind != UK_NONE) {
+			v->kind = t->unit.kind;
+			v->scale = t->unit.scale;
+			v->norm = t->unit.norm;
+		}
+	}
+	trim_trailing(&label);
+	trim_leading(&label);
+	subject = label.len ? strbuf_detach(&label, NULL) : xstrdup(t->context);
+	strbuf_release(&label);
+	add_before_after(sc, &vals[t->before_idx], &vals[t->after_idx],
+			 subject);
+	return 1;
+}
+
+static void table_end(struct table *t)
+{
+	free(t->context);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * two lines: "Before: 221 ms", then within LABELLED_GAP lines "After: 72
+ * ms" (also "Without the patch: ...", "Patched: ...")
+ */
+#define LABELLED_GAP 6
+
+struct pending {
+	int active;
+	unsigned lineno;
+	struct value v;
+	char *text;		/* the "before" line, trimmed */
+	char *subject;
+};
+
+static void pending_clear(struct pending *pd)
+{
+	free(pd->text);
+	free(pd->subject);
+	memset(pd, 0, sizeof(*pd));
+}
+
+/*
+ * 1 for "<before word> ...: NUM UNIT ...", 2 for an after word, else 0;
+ * @v is the first value after the colon, which must have a time or
+ * throughput unit, @colon where the colon is
+ */
+static int labelled_value(const char *s, size_t len, struct value *v,
+			  size_t *colon)
+{
+	char w[WORD_MAX];
+	size_t p = 0, e, q;
+	int which;
+
+	while (p < len && (is_space((unsigned char)s[p]) || s[p] == '-' ||
+			   s[p] == '*'))
+		p++;
+	e = word_after(s, len, p, w);
+	if (e == p)
+		return 0;
+	if (word_in(w, before_words))
+		which = 1;
+	else if (word_in(w, after_words_hdr))
+		which = 2;
+	else
+		return 0;
+	q = e;
+	while (q < len && s[q] != ':')
+		q++;
+	if (q >= len || q - e > 40)
+		return 0;
+	*colon = q;
+	for (q++; q < len; q++) {
+		if (!isdigit((unsigned char)s[q]) || isdigit((unsigned char)s[q - 1]))
+			continue;
+		if (read_value(s, len, q, v))
+			continue;
+		return v->kind == UK_TIME || v->kind == UK_TPUT ? which : 0;
+	}
+	return 0;
+}
+
+/* the "before" line's subject: its words after the colon but the value */
+static char *labelled_subject(const char *s, size_t len, size_t colon,
+			      const struct value *v, const char *context)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	add_collapsed(&sb, s + colon + 1, v->start - colon - 1);
+	strbuf_addch(&sb, ' ');
+	add_collapsed(&sb, s + v->end, len - v->end);
+	trim_trailing(&sb);
+	trim_leading(&sb);
+	if (!sb.len) {
+		add_collapsed(&sb, context, strlen(context));
+		trim_trailing(&sb);
+		trim_leading(&sb);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* handle a labelled line; 1 if it was one (nothing else to scan) */
+static int labelled_line(struct scan *sc, struct pending *pd)
+{
+	struct value v;
+	size_t colon;
+	int which = labelled_value(sc->s, sc->len, &v, &colon);
+
+	if (pd->active && sc->lineno - pd->lineno > LABELLED_GAP)
+		pending_clear(pd);
+	if (which == 1) {
+		pending_clear(pd);
+		pd->active = 1;
+		pd->lineno = sc->lineno;
+		pd->v = v;
+		pd->text = make_text(sc->s, sc->len);
+		pd->subject = labelled_subject(sc->s, sc->len, colon, &v,
+					       sc->context);
+		return 1;
+	}
+	if (which != 2 || !pd->active)
+		return 0;
+	if (!add_before_after(sc, &pd->v, &v, pd->subject)) {
+		struct claim *c = &sc->out->v[sc->out->nr - 1];
+		char *after = c->text;
+
+		c->text = xstrfmt("%s / %s", pd->text, after);
+		free(after);
+	}
+	pd->subject = NULL;
+	pending_clear(pd);
+	return 1;
+}
+
+/* mail structure */
+
+static const char *const header_names[] = {
+	"From:", "Received:", "Return-Path:", "Date:", "Message-ID:",
+	"Message-Id:", "Subject:", "To:", "Cc:", "Delivered-To:",
+	"MIME-Version:", "Content-Type:", "Reply-To:", "In-Reply-To:",
+	"References:", "Sender:", "DKIM-Signature:", "Authentication-Results:",
+	"X-", "ARC-", "List-", NULL,
+};
+
+static int looks_like_header(const char *s, size_t len)
+{
+	const char *const *h;
+
+	for (h = header_names; *h; h++) {
+		size_t n = strlen(*h);
+
+		if (len >= n && !strncasecmp(s, *h, n))
+			return 1;
+	}
+	return 0;
+}
+
+static int is_blank(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int is_blob(const char *s, size_t len)
+{
+	return len >= BLOB_LINE_MIN && !memchr(s, ' ', len) &&
+	       !memchr(s, '\t', len);
+}
+
+static int starts_diff(const char *s, size_t len)
+{
+	static const char *const starts[] = {
+		"diff --git ", "--- a/", "+++ b/", "Index: ", "@@ ", NULL,
+	};
+	const char *const *p;
+
+	if ((len == 3 && !memcmp(s, "-- ", 3)) ||
+	    (len == 4 && !memcmp(s, "-- \r", 4)))
+		return 1;
+	for (p = starts; *p; p++)
+		if (len >= strlen(*p) && !memcmp(s, *p, strlen(*p)))
+			return 1;
+	return 0;
+}
+
+enum mail_state { ST_BODY, ST_HEADER, ST_SKIP };
+
+int claims_extract(const char *text, struct claim_list *out)
+{
+	const char *s, *nl;
+	unsigned lineno = 0;
+	enum mail_state st = ST_BODY;
+	struct strbuf context = STRBUF_INIT;
+	struct table t;
+	struct pending pd;
+	int found = 0, prev_blank = 1;
+
+	if (!text || !out)
+		return error("claims_extract: no %s", text ? "list" : "text");
+	memset(&t, 0, sizeof(t));
+	memset(&pd, 0, sizeof(pd));
+	for (s = text; *s; s = nl ? nl + 1 : s + strlen(s)) {
+		struct scan sc;
+		size_t len, ind;
+		int blank;
+
+		nl = strchr(s, '\n');
+		len = nl ? (size_t)(nl - s) : strlen(s);
+		while (len && s[len - 1] == '\r')
+			len--;
+		lineno++;
+		blank = is_blank(s, len);
+
+		if (len >= 5 && !memcmp(s, "From ", 5) && prev_blank) {
+			st = ST_HEADER;
+			table_end(&t);
+			pending_clear(&pd);
+			strbuf_reset(&context);
+			prev_blank = 0;
+			continue;
+		}
+		if (lineno == 1 && looks_like_header(s, len))
+			st = ST_HEADER;
+		prev_blank = blank;
+		if (st == ST_HEADER) {
+			if (blank)
+				st = ST_BODY;
+			continue;
+		}
+		if (st == ST_SKIP)
+			continue;
+		if (starts_diff(s, len)) {
+			st = ST_SKIP;
+			table_end(&t);
+			continue;
+		}
+		ind = skip_space(s, len, 0);
+		if ((ind < len && s[ind] == '>') || is_blob(s, len)) {
+			table_end(&t);
+			continue;
+		}
+
+		sc.out = out;
+		sc.s = s;
+		sc.len = len;
+		sc.lineno = lineno;
+		sc.context = context.buf;
+		sc.found = 0;
+
+		if (t.active) {
+			if (blank) {
+				table_end(&t);
+				continue;
+			}
+			if (table_rule(s, len))
+				continue;
+			if (table_row(&sc, &t)) {
+				found += sc.found;
+				continue;
+			}
+			table_end(&t);
+		}
+		if (blank)
+			continue;
+		if (table_header(s, len, &t)) {
+			struct strbuf ctx = STRBUF_INIT;
+
+			strbuf_addbuf(&ctx, &context);
+			trim_trailing(&ctx);
+			t.context = strbuf_detach(&ctx, NULL);
+			t.active = 1;
+			continue;
+		}
+		if (labelled_line(&sc, &pd)) {
+			found += sc.found;
+			continue;
+		}
+		scan_before_after(&sc);
+		if (!sc.found)
+			scan_relative(&sc);
+		found += sc.found;
+		strbuf_reset(&context);
+		add_collapsed(&context, s + ind, len - ind);
+	}
+	table_end(&t);
+	pending_clear(&pd);
+	strbuf_release(&context);
+	return found;
+}
+
+void claim_list_release(struct claim_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		free(list->v[i].subject);
+		free(list->v[i].text);
+	}
+	free(list->v);
+	list->v = NULL;
+	list->nr = list->alloc = 0;
+}
+
+/* matching claims to metrics */
+
+#define MATCH_MAX_WORDS 256
+
+struct words {
+	char *w[MATCH_MAX_WORDS];
+	int nr;
+};
+
+static void words_add(struct words *ws, const char *s, size_t n)
+{
+	size_t i;
+	char *w;
+
+	if (ws->nr == MATCH_MAX_WORDS || !n)
+		return;
+	w = xstrndup(s, n);
+	for (i = 0; i < n; i++)
+		w[i] = tolower((unsigned char)w[i]);
+	ws->w[ws->nr++] = w;
+}
+
+static int is_size_unit(const char *w, char *letter)
+{
+	static const char *const units[] = {
+		"k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb",
+		"tib", NULL,
+	};
+
+	if (!word_in(w, units))
+		return 0;
+	*letter = w[0];
+	return 1;
+}
+
+/*
+ * the lowercase alphanumeric words of @s, plus composed tokens: "100m" for
+ * "100 MB" or "100MiB", "order8" for "order-8"
+ */
+static void words_split(struct words *ws, const char *s)
+{
+	int first = ws->nr, i;
+
+	while (*s) {
+		size_t n = 0;
+
+		while (*s && !isalnum((unsigned char)*s))
+			s++;
+		while (isalnum((unsigned char)s[n]))
+			n++;
+		words_add(ws, s, n);
+		s += n;
+	}
+	for (i = first; i < ws->nr; i++) {
+		const char *w = ws->w[i];
+		size_t d = strspn(w, "0123456789");
+		char letter;
+
+		if (d && d < strlen(w) && is_size_unit(w + d, &letter)) {
+			char *t = xstrfmt("%.*s%c", (int)d, w, letter);
+
+			words_add(ws, t, strlen(t));
+			free(t);
+		} else if (d && !w[d] && i + 1 < ws->nr &&
+			   is_size_unit(ws->w[i + 1], &letter)) {
+			char *t = xstrfmt("%s%c", w, letter);
+
+			words_add(ws, t, strlen(t));
+			free(t);
+		} else if (!strcmp(w, "order") && i + 1 < ws->nr &&
+			   strspn(ws->w[i + 1], "0123456789") ==
+				   strlen(ws->w[i + 1])) {
+			char *t = xstrfmt("order%s", ws->w[i + 1]);
+
+			words_add(ws, t, strlen(t));
+			free(t);
+		}
+	}
+}
+
+static void words_clear(struct words *ws)
+{
+	int i;
+
+	for (i = 0; i < ws->nr; i++)
+		free(ws->w[i]);
+	ws->nr = 0;
+}
+
+/* @part (lowercase) is one of the words, or starts one (see claims.h) */
+static int words_have(const struct words *ws, const char *part)
+{
+	size_t n = strlen(part);
+	char stem[WORD_MAX];
+	int i;
+
+	if (n >= WORD_MAX || !n)
+		return 0;
+	memcpy(stem, part, n + 1);
+	if (n >= 5 && stem[n - 1] == 'e')
+		stem[--n] = '\0';
+	for (i = 0; i < ws->nr; i++) {
+		if (!strcmp(ws->w[i], part))
+			return 1;
+		if (n >= 4 && isalpha((unsigned char)part[0]) &&
+		    starts_with(ws->w[i], stem))
+			return 1;
+	}
+	return 0;
+}
+
+/* every word of @phrase ("virtio mem") appears in a row */
+static int words_have_phrase(const struct words *ws, const char *phrase)
+{
+	struct words p = { .nr = 0 };
+	int i, j, hit = 0;
+
+	words_split(&p, phrase);
+	for (i = 0; p.nr && i + p.nr <= ws->nr && !hit; i++) {
+		for (j = 0; j < p.nr; j++)
+			if (strcmp(ws->w[i + j], p.w[j]))
+				break;
+		hit = j == p.nr;
+	}
+	words_clear(&p);
+	return hit;
+}
+
+static const struct {
+	const char *workload;
+	const char *alias[7];
+} workload_aliases[] = {
+	{ "fsdax", { "fsdax", "fs dax", "nd pmem", "nd_pmem", NULL } },
+	{ "devdax", { "devdax", "device dax", "dax pmem", "dev dax", NULL } },
+	{ "vmap", { "vmap", "vunmap", "ioremap", "iounmap", "vmalloc",
+		    "vfree", NULL } },
+	{ "memremap", { "memremap", "memunmap", NULL } },
+	{ "vmalloc", { "vmalloc", "vfree", NULL } },
+	{ "virtio-mem", { "virtio mem", "virtiomem", NULL } },
+	{ "kmem", { "kmem", "dax kmem", NULL } },
+};
+
+static const struct {
+	const char *part;
+	const char *alias[4];
+} part_aliases[] = {
+	{ "wall", { "elapsed", "total", "overall", NULL } },
+	{ "memmap", { "memmap", NULL } },
+};
+
+static int workload_named(const struct words *ws, const char *workload)
+{
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(workload_aliases); i++) {
+		if (strcasecmp(workload, workload_aliases[i].workload))
+			continue;
+		for (j = 0; workload_aliases[i].alias[j]; j++)
+			if (words_have_phrase(ws, workload_aliases[i].alias[j]))
+				return 1;
+	}
+	return words_have_phrase(ws, workload);
+}
+
+static int part_named(const struct words *ws, const char *part)
+{
+	size_t i, j;
+
+	if (words_have(ws, part))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(part_aliases); i++) {
+		if (strcmp(part, part_aliases[i].part))
+			continue;
+		for (j = 0; part_aliases[i].alias[j]; j++)
+			if (words_have(ws, part_aliases[i].alias[j]))
+				return 1;
+	}
+	return 0;
+}
+
+int claim_match_score(const struct claim *c, const char *workload,
+		      const char *variant, const char *metric)
+{
+	struct words ws = { .nr = 0 };
+	int score = 0;
+
+	if (!c)
+		return 0;
+	words_split(&ws, c->subject ? c->subject : "");
+	words_split(&ws, c->text ? c->text : "");
+	if (workload && *workload && workload_named(&ws, workload))
+		score += 30;
+	if (metric && *metric) {
+		char *m = xstrdup(metric), *tok, *save = NULL;
+		int nparts = 0, hit = 0;
+
+		for (tok = strtok_r(m, "_", &save); tok;
+		     tok = strtok_r(NULL, "_", &save)) {
+			size_t i;
+
+			for (i = 0; tok[i]; i++)
+				tok[i] = tolower((unsigned char)tok[i]);
+			nparts++;
+			hit += part_named(&ws, tok);
+		}
+		free(m);
+		if (nparts)
+			score += (55 * hit + nparts / 2) / nparts +
+				 (hit < 5 ? hit : 5);
+	}
+	if (variant && *variant) {
+		struct words vw = { .nr = 0 };
+		int i;
+
+		words_split(&vw, variant);
+		for (i = 0; i < vw.nr; i++) {
+			if (strlen(vw.w[i]) >= 2 && words_have(&ws, vw.w[i])) {
+				score += 10;
+				break;
+			}
+		}
+		words_clear(&vw);
+	}
+	words_clear(&ws);
+	return score > 100 ? 100 : score;
+}
+
+/* agreement of a claim with a measurement */
+
+enum claim_agreement claim_agree(const struct claim *c, double measured_pct,
+				 double ci_lo_pct, double ci_hi_pct)
+{
+	double cl, m = measured_pct, big, small;
+	int have_ci = !isnan(ci_lo_pct) && !isnan(ci_hi_pct);
+
+	if (!c || isnan(c->change_pct) || isnan(m))
+		return CLAIM_NOT_MEASURED;
+	cl = c->change_pct;
+	if (have_ci && ci_lo_pct <= cl && cl <= ci_hi_pct)
+		return CLAIM_AGREES;
+	if (cl == 0)
+		return fabs(m) < 1 ? CLAIM_AGREES : CLAIM_SAME_DIRECTION_LARGER;
+	if ((m > 0 && cl > 0) || (m < 0 && cl < 0)) {
+		big = fmax(fabs(cl), fabs(m));
+		small = fmin(fabs(cl), fabs(m));
+		if (big <= 1.5 * small)
+			return CLAIM_AGREES;
+		return fabs(m) < fabs(cl) ? CLAIM_SAME_DIRECTION_SMALLER :
+					    CLAIM_SAME_DIRECTION_LARGER;
+	}
+	if (have_ci) {
+		if ((cl > 0 && ci_hi_pct < 0) || (cl < 0 && ci_lo_pct > 0))
+			return CLAIM_OPPOSITE;
+		return CLAIM_SAME_DIRECTION_SMALLER;
+	}
+	return m != 0 ? CLAIM_OPPOSITE : CLAIM_SAME_DIRECTION_SMALLER;
+}
+
+const char *claim_agreement_name(enum claim_agreement a)
+{
+	switch (a) {
+	case CLAIM_AGREES:
+		return "agrees";
+	case CLAIM_SAME_DIRECTION_SMALLER:
+		return "smaller than claimed";
+	case CLAIM_SAME_DIRECTION_LARGER:
+		return "larger than claimed";
+	case CLAIM_OPPOSITE:
+		return "opposite";
+	case CLAIM_NOT_MEASURED:
+		return "not measured";
+	}
+	return "unknown";
+}

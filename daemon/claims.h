@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * claims.h - performance claims stated in cover letters and changelogs.
+ *
+ * mm series say what they gain ("memmap_init_zone_device() 221 ms -> 72
+ * ms", "8.3x faster", "reduces ... by 67.5%"); mmci prints the claim next
+ * to what it measured. claims_extract() finds the claims in a mail or a
+ * whole mbox, claim_match_score() says which mmci metric a claim is about
+ * and claim_agree() compares a claim with a measurement.
+ *
+ * Recognised forms, one line each (tables span lines):
+ *  - before/after: "NUM [UNIT] ARROW NUM [UNIT]" with ARROW one of "->",
+ *    "-->", "=>", "→", "⇒", "⟶", and "from NUM [UNIT] to NUM [UNIT]". At
+ *    least one side must carry a time or throughput unit; a side without a
+ *    unit takes the other side's.
+ *  - factor: "8.3x faster", "8.3 times faster", "3x slower", "2x speedup",
+ *    "speed-up of 3x", "improvement of 2x".
+ *  - percent: "NUM% WORD" (faster, slower, speedup, improvement,
+ *    regression, reduction, decrease, lower, less, higher, increase, ...),
+ *    "VERB ... by [about|~|up to ...] NUM%" (reduce, decrease, cut, improve,
+ *    speed up, regress, slow down, increase, ...), "NOUN of NUM%".
+ *  - tables: a header line naming a before column and an after column
+ *    (before/after, base/patched, old/new, vanilla/patched, unpatched/
+ *    patched, without/with, w/o / w/, baseline/..., mainline/...), with an
+ *    optional label column and optional other columns (change, delta, %,
+ *    speedup, ratio), in plain or "| a | b |" markdown layout, then one
+ *    claim per row until a blank or non-row line. The unit is in each
+ *    cell or in the header ("before(ms)", "[ms]", "time (ms)").
+ *  - labelled lines: "Before: 221 ms" and, at most 6 lines later, "After:
+ *    72 ms" (any before/after word of the tables, then a colon, then the
+ *    first number after the colon, which needs a time or throughput
+ *    unit). The claim's text is both lines joined by " / ", its line the
+ *    "after" line; its subject the words after the first colon, else the
+ *    line before.
+ *
+ * Units: ns, us/usec/µs, ms/msec, s/sec/seconds, min are times, normalised
+ * to "ms" (also time(1)'s "1m36.2s"); GB/s, MB/s, KB/s (to "MB/s"),
+ * GiB/s, MiB/s, KiB/s (to "MiB/s"), ops/s, pages/s, req/s and IOPS are
+ * throughputs, where higher is better.
+ *
+ * Not claims (kept out on purpose): mail headers, quoted lines ("> "),
+ * everything from a "diff --git", "--- a/", "Index: " or "-- " line until
+ * the next mail of an mbox, long lines without spaces (base64), numbers
+ * glued to letters, dots or colons ("v6.12", "5.10.y", "0x10", "fe80::1%15",
+ * "10.0.0.1", "12:30", "order-8"), arrows between numbers without a time or
+ * throughput unit ("Changes v1 -> v2", "0x10 -> 0x20") and percentages
+ * without one of the words above ("100% of the time"). Words that only say
+ * a number went up or down (increase, higher, more, longer, less, lower,
+ * fewer, smaller, shorter) need a perf cue on the line: a time or
+ * throughput unit or one of time, latency, runtime, duration, overhead,
+ * throughput, bandwidth, speed, performance, cycles, cost, takes. A line
+ * with a before/after claim yields no percent or factor claim (they would
+ * restate it: "221 ms -> 72 ms, a 67% reduction").
+ *
+ * change_pct convention: the change of the METRIC's value, new vs base in
+ * %, like struct comparison's change_pct in stats.h:
+ *  - before/after: (after / before - 1) * 100: 221 -> 72 ms is -67.4;
+ *  - quantity words (reduce, reduction, decrease, cut, drop, lower, less,
+ *    increase, higher, ...) change the value by the percentage itself:
+ *    "reduces X by 67.5%" is -67.5, "a 10% increase" is +10;
+ *  - performance words scale the SPEED: "N% faster", "improves by N%",
+ *    "N% speedup" mean speed * (1 + N/100), "N% slower", "regresses by N%"
+ *    mean speed / (1 + N/100). For a time (the default) "20% faster" is
+ *    (1/1.2 - 1) * 100 = -16.7 and "5% slower" is +5; for a throughput
+ *    "20% faster" is +20 and "5% slower" is -4.8;
+ *  - a percentage written with a sign is the metric's change itself,
+ *    whatever the word: "a -12.3% regression of vm-scalability.throughput"
+ *    (the kernel test robot's style) is -12.3, "+5% improvement" is +5;
+ *  - factors likewise: "8.3x faster" of a time is (1/8.3 - 1) * 100 =
+ *    -88.0, "3x slower" is +200; of a throughput +730 and -66.7.
+ * A percent or factor claim is about a time unless its line names a
+ * throughput (a throughput unit, or the word throughput, bandwidth, IOPS or
+ * ops, as in "will-it-scale.per_process_ops").
+ */
+#ifndef MMCI_CLAIMS_H
+#define MMCI_CLAIMS_H
+
+#include <stddef.h>
+
+enum claim_kind {
+	CLAIM_BEFORE_AFTER,	/* two values: "221 ms -> 72 ms", table rows */
+	CLAIM_PERCENT,		/* a relative change: "reduces ... by 67.5%" */
+	CLAIM_FACTOR,		/* a ratio: "8.3x faster" */
+};
+
+struct claim {
+	enum claim_kind kind;
+	/*
+	 * what was measured: the line without the numbers and their glue
+	 * words ("rebinding a 100 GB fsdax namespace:
+	 * memmap_init_zone_device()"), a table row's label, or the text line
+	 * before a claim or table that has none; never NULL, may be ""
+	 */
+	char *subject;
+	char *text;		/* the source line, trimmed */
+	double before, after;	/* in unit; NAN for PERCENT and FACTOR */
+	char unit[16];		/* "ms", "MB/s", "MiB/s", "ops/s", "%", "x" */
+	int higher_is_better;	/* 0 for times, 1 for throughputs */
+	double change_pct;	/* the metric's change, %: see the convention */
+	unsigned line;		/* 1-based line in the text */
+};
+
+struct claim_list {
+	struct claim *v;
+	size_t nr, alloc;
+};
+
+#define CLAIM_LIST_INIT { .v = NULL, .nr = 0, .alloc = 0 }
+
+/**
+ * claims_extract() - find the performance claims in a mail or mbox
+ * @text: NUL-terminated text: one body, one raw mail or a whole mbox
+ *	(headers are skipped after every "From " separator)
+ * @out: the claims are appended, in line order; the caller releases it
+ *	with claim_list_release()
+ *
+ * Return: the number of claims appended (0 if none), or -1 with an error
+ * if @text or @out is NULL.
+ */
+int claims_extract(const char *text, struct claim_list *out);
+
+/* free every claim and the array; @list is then empty and reusable */
+void claim_list_release(struct claim_list *list);
+
+/**
+ * claim_match_score() - how well a claim fits one mmci metric
+ * @c: the claim; its subject and text are searched
+ * @workload: "fsdax", "devdax", "vmap", "memremap", "vmalloc",
+ *	"virtio-mem", "kmem" (others work by their own name); may be NULL
+ * @variant: the workload's variant (a size, a test name); may be NULL
+ * @metric: e.g. "rebind_memmap", "vmap_100m_order8", "plug"; may be NULL
+ *
+ * Scoring: 30 if the workload or one of its aliases is named (fsdax also
+ * by "fs-dax" and "nd_pmem", devdax by "device-dax" and "dax_pmem", vmap
+ * by vmap/vunmap/ioremap/iounmap/vmalloc/vfree, memremap by memunmap,
+ * virtio-mem by "virtio_mem", kmem by "dax-kmem"); plus 55 times the
+ * fraction of the metric's '_'-separated parts that are named, rounded,
+ * plus one per named part up to 5, so that of two metrics matched in full
+ * the more specific wins (vmalloc_huge_1m over vmalloc_1m); plus 10 if a
+ * word of @variant is named; capped at 100. Parts: "1m" matches "1 MB",
+ * "1M", "1MiB"; "order8" matches "order-8"; "memmap" matches
+ * "memmap_init_zone_device()"; "wall" also "elapsed", "total", "overall".
+ * A word matches a part when it is the part or starts with it (parts of
+ * 4 letters or more, a final "e" dropped: "online" matches "onlining",
+ * "rebind" matches "rebinding"), so "unplug" never matches "plug" and
+ * "rebind" never matches "bind". Words come from the subject and the
+ * text, split at every character that is not a letter or digit.
+ *
+ * Return: 0 (unrelated) .. 100. Compare the scores of all metrics and
+ * take the best; below about 45 a claim names at most the workload or a
+ * single part of the metric, so a caller should not pair them on that
+ * alone.
+ */
+int claim_match_score(const struct claim *c, const char *workload,
+		      const char *variant, const char *metric);
+
+enum claim_agreement {
+	CLAIM_AGREES,
+	CLAIM_SAME_DIRECTION_SMALLER,
+	CLAIM_SAME_DIRECTION_LARGER,
+	CLAIM_OPPOSITE,
+	CLAIM_NOT_MEASURED,
+};
+
+/**
+ * claim_agree() - does a measurement bear a claim out?
+ * @c: the claim (its change_pct)
+ * @measured_pct: the measured change of the same metric, new vs base, %
+ * @ci_lo_pct, @ci_hi_pct: its confidence interval, %; NAN if unknown
+ *
+ * Rules, in order, with c the claimed and m the measured change:
+ *  1. c or m NaN -> CLAIM_NOT_MEASURED;
+ *  2. the interval is known and holds c -> CLAIM_AGREES;
+ *  3. c == 0 (a "no change" claim): AGREES if |m| < 1, else
+ *     SAME_DIRECTION_LARGER (there was a change after all);
+ *  4. m has c's sign and max(|c|, |m|) <= 1.5 * min(|c|, |m|) ->
+ *     CLAIM_AGREES;
+ *  5. m has c's sign: |m| < |c| -> SAME_DIRECTION_SMALLER, else
+ *     SAME_DIRECTION_LARGER;
+ *  6. m is 0 or has the other sign: CLAIM_OPPOSITE if the interval lies
+ *     wholly on the other side of 0 from c, or is unknown and m != 0;
+ *     otherwise (the interval holds 0: no effect shown)
+ *     SAME_DIRECTION_SMALLER.
+ */
+enum claim_agreement claim_agree(const struct claim *c, double measured_pct,
+				 double ci_lo_pct, double ci_hi_pct);
+
+/* "agrees", "smaller than claimed", "larger than claimed", "opposite",
+ * "not measured" */
+const char *claim_agreement_name(enum claim_agreement a);
+
+#endif

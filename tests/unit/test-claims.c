@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-claims.c - unit tests of daemon/claims.c: every claim form of
+ * claims.h with its exact numbers, the ordinary mail that must not look
+ * like a claim, claim_match_score() against mmci's metrics, claim_agree(),
+ * and every file of the mbox fixtures, which hold no performance claim.
+ *
+ * Expected change_pct values are (after / before - 1) * 100 by hand, e.g.
+ * 221 -> 72 ms: 72 / 221 = 0.325792 -> -67.420814; "8.3x faster" of a
+ * time: 1 / 8.3 = 0.120482 -> -87.951807; "20% faster": 1 / 1.2 -> -16.67.
+ *
+ * The real mails come from $MMCI_FIXTURES (default ../shared/fixtures/mbox,
+ * relative to the project root, where the tests run), like test-mbox.c.
+ */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "claims.h"
+#include "mbox.h"
+#include "strbuf.h"
+#include "util.h"
+#include "tap.h"
+
+#define EPS 1e-3
+
+static const char *fixtures_dir(void)
+{
+	const char *dir = getenv("MMCI_FIXTURES");
+
+	return dir && *dir ? dir : "../shared/fixtures/mbox";
+}
+
+struct expect {
+	const char *text;
+	enum claim_kind kind;
+	double before, after;	/* NAN for PERCENT and FACTOR */
+	const char *unit;
+	int higher_is_better;
+	double change_pct;
+	const char *subject;	/* NULL: not checked */
+};
+
+/* one line, exactly one claim, every field as expected */
+static void check_one(const struct expect *e)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+	char *name;
+	int n = claims_extract(e->text, &l);
+
+	name = xstrfmt("'%s': one claim", e->text);
+	is_int(n, 1, name);
+	free(name);
+	if (n == 1 && l.nr == 1) {
+		const struct claim *c = &l.v[0];
+
+		name = xstrfmt("'%s': kind, unit, direction", e->text);
+		ok(c->kind == e->kind && !strcmp(c->unit, e->unit) &&
+		   c->higher_is_better == e->higher_is_better && c->line == 1,
+		   name);
+		if (c->kind != e->kind || strcmp(c->unit, e->unit) ||
+		    c->higher_is_better != e->higher_is_better)
+			printf("#   got kind %d unit '%s' hib %d\n", c->kind,
+			       c->unit, c->higher_is_better);
+		free(name);
+		name = xstrfmt("'%s': change %.3f%%", e->text, e->change_pct);
+		is_double(c->change_pct, e->change_pct, EPS, name);
+		free(name);
+		name = xstrfmt("'%s': before/after", e->text);
+		if (!ok(isnan(e->before) ?
+				isnan(c->before) && isnan(c->after) :
+				fabs(c->before - e->before) <= EPS &&
+					fabs(c->after - e->after) <= EPS,
+			name))
+			printf("#   got before %g after %g\n", c->before,
+			       c->after);
+		free(name);
+		if (e->subject) {
+			name = xstrfmt("'%s': subject", e->text);
+			is_str(c->subject, e->subject, name);
+			free(name);
+		}
+	}
+	claim_list_release(&l);
+}
+
+static const struct expect inline_claims[] = {
+	/* before -> after */
+	{ "rebinding a 100 GB fsdax namespace: memmap_init_zone_device() 221 ms -> 72 ms",
+	  CLAIM_BEFORE_AFTER, 221, 72, "ms", 0, -67.420814,
+	  "rebinding a 100 GB fsdax namespace: memmap_init_zone_device()" },
+	{ "memmap_init_zone_device() 221.07 ms -> 71.93 ms",
+	  CLAIM_BEFORE_AFTER, 221.07, 71.93, "ms", 0, -67.462795,
+	  "memmap_init_zone_device()" },
+	{ "memmap_init_zone_device() 221.07 ms \xe2\x86\x92 71.93 ms",
+	  CLAIM_BEFORE_AFTER, 221.07, 71.93, "ms", 0, -67.462795,
+	  "memmap_init_zone_device()" },
+	{ "memmap_init_zone_device() 221.07ms => 71.93ms",
+	  CLAIM_BEFORE_AFTER, 221.07, 71.93, "ms", 0, -67.462795,
+	  "memmap_init_zone_device()" },
+	{ "memmap_init_zone_device(): 221 --> 72 msec",
+	  CLAIM_BEFORE_AFTER, 221, 72, "ms", 0, -67.420814,
+	  "memmap_init_zone_device()" },
+	{ "virtio-mem plug of 512 GB: 36 s -> 7 s",
+	  CLAIM_BEFORE_AFTER, 36000, 7000, "ms", 0, -80.555556,
+	  "virtio-mem plug of 512 GB" },
+	{ "vmap 100M: 83 us -> 10 \xc2\xb5s",
+	  CLAIM_BEFORE_AFTER, 0.083, 0.010, "ms", 0, -87.951807, "vmap 100M" },
+	{ "ioremap: 1500 ns -> 1.2 usec",
+	  CLAIM_BEFORE_AFTER, 0.0015, 0.0012, "ms", 0, -20.0, "ioremap" },
+	{ "kmem online: 2 min -> 30 seconds",
+	  CLAIM_BEFORE_AFTER, 120000, 30000, "ms", 0, -75.0, "kmem online" },
+	{ "reduces the time of memmap_init_zone_device() from 221 ms to 72 ms",
+	  CLAIM_BEFORE_AFTER, 221, 72, "ms", 0, -67.420814,
+	  "reduces the time of memmap_init_zone_device()" },
+	{ "The virtio-mem plug time improved from 36s to 7s.",
+	  CLAIM_BEFORE_AFTER, 36000, 7000, "ms", 0, -80.555556,
+	  "The virtio-mem plug time improved" },
+	{ "fio read throughput: 1.2 GB/s -> 2.4 GB/s",
+	  CLAIM_BEFORE_AFTER, 1200, 2400, "MB/s", 1, 100.0,
+	  "fio read throughput" },
+	{ "page migration: 100000 pages/s -> 150000 pages/s",
+	  CLAIM_BEFORE_AFTER, 100000, 150000, "pages/s", 1, 50.0,
+	  "page migration" },
+	{ "dax-kmem offline 10 s -> 12 s, a small regression",
+	  CLAIM_BEFORE_AFTER, 10000, 12000, "ms", 0, 20.0, NULL },
+	/* factors */
+	{ "vmap(100 MB) of order-8 pages: 8.3x faster",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, -87.951807,
+	  "vmap(100 MB) of order-8 pages" },
+	{ "vmap(100 MB) of order-8 pages: 8.3 times faster",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, -87.951807,
+	  "vmap(100 MB) of order-8 pages" },
+	{ "vmalloc_huge() gets a 2x speedup",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, -50.0, "vmalloc_huge() gets" },
+	{ "ioremap sees a speed-up of 3x",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, -66.666667, "ioremap sees" },
+	{ "iounmap is 3x slower",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, 200.0, "iounmap" },
+	{ "memremap_pages() is 4\xc3\x97 faster",
+	  CLAIM_FACTOR, NAN, NAN, "x", 0, -75.0, "memremap_pages()" },
+	{ "zram write throughput is 2x faster",
+	  CLAIM_FACTOR, NAN, NAN, "x", 1, 100.0, NULL },
+	/* percentages */
+	{ "This reduces the rebind time by about 67.5%.",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -67.5,
+	  "This reduces the rebind time" },
+	{ "a 67% reduction in memmap_init_zone_device() time",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -67.0,
+	  "memmap_init_zone_device() time" },
+	{ "It improves the vmalloc test by 20%",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -16.666667,
+	  "It improves the vmalloc test" },
+	{ "vfree_huge regresses by 5%",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, 5.0, "vfree_huge regresses" },
+	{ "virtio-mem unplug is ~12% faster",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -10.714286, "virtio-mem unplug" },
+	{ "virtio-mem unplug is 12% slower",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, 12.0, "virtio-mem unplug" },
+	{ "memory bandwidth is 20% faster",
+	  CLAIM_PERCENT, NAN, NAN, "%", 1, 20.0, "memory bandwidth" },
+	{ "throughput regresses by 5%",
+	  CLAIM_PERCENT, NAN, NAN, "%", 1, -4.761905, NULL },
+	{ "fault latency is 30% lower",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -30.0, "fault latency" },
+	{ "it cuts the boot time by up to 40 %",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, -40.0, NULL },
+	{ "kernel test robot noticed a 94.7% improvement of will-it-scale.per_process_ops on:",
+	  CLAIM_PERCENT, NAN, NAN, "%", 1, 94.7,
+	  "kernel test robot noticed will-it-scale.per_process_ops" },
+	{ "kernel test robot noticed a -12.3% regression of vm-scalability.throughput on:",
+	  CLAIM_PERCENT, NAN, NAN, "%", 1, -12.3, NULL },
+	{ "fault latency: +4.5% regression",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, 4.5, "fault latency" },
+	{ "the patch adds 3% overhead to vmalloc",
+	  CLAIM_PERCENT, NAN, NAN, "%", 0, 3.0, NULL },
+};
+
+static void test_inline(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(inline_claims); i++)
+		check_one(&inline_claims[i]);
+}
+
+static void check_row(const struct claim_list *l, size_t i, unsigned line,
+		      double before, double after, const char *unit,
+		      const char *subject, const char *what)
+{
+	char *name = xstrfmt("%s: row %zu", what, i);
+
+	if (i >= l->nr) {
+		ok(0, name);
+		printf("#   only %zu claims\n", l->nr);
+		free(name);
+		return;
+	}
+	ok(l->v[i].kind == CLAIM_BEFORE_AFTER && l->v[i].line == line &&
+		   fabs(l->v[i].before - before) <= EPS &&
+		   fabs(l->v[i].after - after) <= EPS &&
+		   !strcmp(l->v[i].unit, unit) &&
+		   fabs(l->v[i].change_pct - (after / before - 1) * 100) <= EPS,
+	   name);
+	printf("#   line %u: %g -> %g %s, '%s'\n", l->v[i].line,
+	       l->v[i].before, l->v[i].after, l->v[i].unit,
+	       l->v[i].subject);
+	free(name);
+	name = xstrfmt("%s: row %zu subject", what, i);
+	is_str(l->v[i].subject, subject, name);
+	free(name);
+}
+
+static void test_tables(void)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+
+	is_int(claims_extract("memmap_init_zone_device() when rebinding:\n"
+			      "\n"
+			      "    Before      After\n"
+			      "    221.07ms    71.93ms\n",
+			      &l),
+	       1, "before/after table without a label");
+	check_row(&l, 0, 4, 221.07, 71.93, "ms",
+		  "memmap_init_zone_device() when rebinding", "plain table");
+	claim_list_release(&l);
+
+	is_int(claims_extract("Results:\n"
+			      "    test            base      patched\n"
+			      "    fsdax rebind    221 ms    72 ms\n"
+			      "    vmap 100M       83 us     10 us\n"
+			      "\n"
+			      "Signed-off-by: A <a@example.org>\n",
+			      &l),
+	       2, "table with a label column");
+	check_row(&l, 0, 3, 221, 72, "ms", "fsdax rebind", "label table");
+	check_row(&l, 1, 4, 0.083, 0.010, "ms", "vmap 100M", "label table");
+	claim_list_release(&l);
+
+	is_int(claims_extract("| test | before | after | change |\n"
+			      "|------|--------|-------|--------|\n"
+			      "| fsdax rebind | 221 ms | 72 ms | -67% |\n"
+			      "| devdax rebind | 200 ms | 70 ms | -65% |\n",
+			      &l),
+	       2, "markdown table");
+	check_row(&l, 0, 3, 221, 72, "ms", "fsdax rebind", "markdown");
+	check_row(&l, 1, 4, 200, 70, "ms", "devdax rebind", "markdown");
+	claim_list_release(&l);
+
+	is_int(claims_extract("| workload | before (ms) | after (ms) |\n"
+			      "|---|---:|---:|\n"
+			      "| virtio-mem plug | 36000 | 7000 |\n",
+			      &l),
+	       1, "markdown table, unit in the header cells");
+	check_row(&l, 0, 3, 36000, 7000, "ms", "virtio-mem plug",
+		  "header unit");
+	claim_list_release(&l);
+
+	is_int(claims_extract("time [usec]    vanilla    patched\n"
+			      "--------------------------------\n"
+			      "vmap            83         10\n"
+			      "vunmap          40         38\n",
+			      &l),
+	       2, "header unit as its own word, rule line");
+	check_row(&l, 0, 3, 0.083, 0.010, "ms", "vmap", "usec header");
+	check_row(&l, 1, 4, 0.040, 0.038, "ms", "vunmap", "usec header");
+	claim_list_release(&l);
+
+	is_int(claims_extract("                 w/o patch    w/ patch\n"
+			      "fio randread     1.0 GB/s     1.5 GB/s\n",
+			      &l),
+	       1, "w/o and w/ throughput table");
+	check_row(&l, 0, 2, 1000, 1500, "MB/s", "fio randread", "w/o w/");
+	ok(l.nr == 1 && l.v[0].higher_is_better, "throughput row: higher is better");
+	claim_list_release(&l);
+
+	is_int(claims_extract("memmap_init_zone_device() on rebind\n"
+			      "Before: 221.07 ms (stddev 3 ms)\n"
+			      "After:  71.93 ms\n",
+			      &l),
+	       1, "labelled before and after lines");
+	check_row(&l, 0, 3, 221.07, 71.93, "ms", "memmap_init_zone_device() on rebind",
+		  "labelled lines");
+	ok(l.nr == 1 && !strcmp(l.v[0].text,
+				"Before: 221.07 ms (stddev 3 ms) / After:  71.93 ms"),
+	   "labelled lines: text joins both lines");
+	claim_list_release(&l);
+
+	is_int(claims_extract("  - without the patch: virtio-mem plug 36 s\n"
+			      "  - with the patch:    virtio-mem plug 7 s\n",
+			      &l),
+	       1, "labelled without/with lines, label after the colon");
+	check_row(&l, 0, 2, 36000, 7000, "ms", "virtio-mem plug",
+		  "without/with lines");
+	claim_list_release(&l);
+
+	is_int(claims_extract("Without this patch:   real 1m36.2s\n"
+			      "With this patch:      real 0m7.10s\n",
+			      &l),
+	       1, "labelled lines with time(1) output");
+	check_row(&l, 0, 2, 96200, 7100, "ms", "real", "time(1) lines");
+	claim_list_release(&l);
+
+	is_int(claims_extract("Before: 221 ms\n1\n2\n3\n4\n5\n6\n7\n"
+			      "After: 72 ms\n",
+			      &l),
+	       0, "labelled lines too far apart");
+	claim_list_release(&l);
+
+	is_int(claims_extract("    Before      After\n"
+			      "    221         72\n"
+			      "    3           4\n",
+			      &l),
+	       0, "a table without any unit is no claim");
+	claim_list_release(&l);
+
+	is_int(claims_extract("before after\n"
+			      "the old and new code behave the same\n",
+			      &l),
+	       0, "header words without rows");
+	claim_list_release(&l);
+}
+
+static void test_several(void)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+
+	is_int(claims_extract("Hi,\n"
+			      "\n"
+			      "vmap: 83 us -> 10 us and vunmap: 40 us -> 38 us\n"
+			      "\n"
+			      "plug is 5x faster\n",
+			      &l),
+	       3, "two claims on a line and one on another");
+	ok(l.nr == 3 && l.v[0].line == 3 && l.v[1].line == 3 &&
+		   l.v[2].line == 5 && l.v[2].kind == CLAIM_FACTOR,
+	   "lines and kinds of three claims");
+	is_int(claims_extract("vfree: 1 ms -> 2 ms\n", &l), 1,
+	       "claims are appended");
+	is_int(l.nr, 4, "list holds four claims");
+	claim_list_release(&l);
+	ok(!l.v && !l.nr && !l.alloc, "released list is empty");
+
+	is_int(claims_extract("rebind 221 ms -> 72 ms, a 67% reduction, "
+			      "i.e. 3x faster\n",
+			      &l),
+	       1, "percent and factor restating a before/after are dropped");
+	claim_list_release(&l);
+
+	is_int(claims_extract("vmap is 3x faster\r\n", &l), 1, "CRLF line");
+	ok(l.nr == 1 && !strcmp(l.v[0].text, "vmap is 3x faster"),
+	   "text is trimmed without the CR");
+	claim_list_release(&l);
+
+	is_int(claims_extract("rebinding fsdax:\n221 ms -> 72 ms\n", &l), 1,
+	       "claim alone on its line");
+	ok(l.nr == 1 && !strcmp(l.v[0].subject, "rebinding fsdax"),
+	   "subject taken from the line before");
+	claim_list_release(&l);
+
+	is_int(claims_extract(NULL, &l), -1, "NULL text is an error");
+	is_int(claims_extract("", &l), 0, "empty text");
+	claim_list_release(&l);
+}
+
+/* ordinary kernel mail: no claim in any of these */
+static const char *const not_claims[] = {
+	"Changes v1 -> v2:\n - rebase\n",
+	"Changes in v3 -> v4: fix the build\n",
+	"rebased from v6.12 -> v6.13\n",
+	"also for 5.10.y and 6.1.y -> 6.6.y\n",
+	"Received: from [IPv6:fe80::1%15] by mx.example.org with ESMTP\n",
+	"From: A <a@example.org>\nReceived: from host ([fe80::1%15])\n"
+	"Subject: [PATCH] mm: speed up vmap by 3x\n\nbody\n",
+	"the flags change 0x10 -> 0x20\n",
+	"mapped at 0xffff888100000000 -> 0xffff888200000000\n",
+	"route 10.0.0.1 -> 10.0.0.2\n",
+	"Date: Sat, 30 Nov 2024 12:00:00 +0100\n",
+	"on 2024-11-30 -> 2024-12-01 the tree moved\n",
+	"from 12:00 to 13:00 on Monday\n",
+	"it happens 100% of the time\n",
+	"I am 100% sure\n",
+	"order-8 -> order-9 pages\n",
+	"nr_pages 512 -> 1024\n",
+	"from 4 to 8 CPUs\n",
+	"increases the count by 10%\n",
+	"[PATCH v2 1/3] mm: foo\n",
+	"Fixes: 1234abcd5678 (\"mm: bar\")\n",
+	"> rebinding: 221 ms -> 72 ms\n",
+	"  > > 8.3x faster\n",
+	"diff --git a/mm/a.c b/mm/a.c\n+\t/* 221 ms -> 72 ms */\n",
+	"thanks\n-- \nsig: 3x faster\n",
+	"x86-64: 5 -> 6\n",
+	"use 2x the memory\n",
+	"the 1.5x factor of the heuristic\n",
+	"  mm/vmalloc.c | 12 ++++++------\n  1 file changed, 6 insertions(+), 6 deletions(-)\n",
+	"cpu0: 99% idle\n",
+	"VGhpcyBpcyAxMDAgbXMgLT4gNTAgbXMsIDN4IGZhc3RlciBhbmQgbW9yZSBiYXNlNjQgdGV4dA==\n",
+};
+
+static void test_not_claims(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(not_claims); i++) {
+		struct claim_list l = CLAIM_LIST_INIT;
+		char *name = xstrfmt("no claim in '%.40s'", not_claims[i]);
+		int n = claims_extract(not_claims[i], &l);
+
+		is_int(n, 0, name);
+		if (n > 0)
+			printf("#   first: '%s'\n", l.v[0].text);
+		free(name);
+		claim_list_release(&l);
+	}
+}
+
+/* after an mbox "From " line, headers are skipped, the body is not */
+static void test_mbox_structure(void)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+	const char *mbox =
+		"From 1234 Mon Sep 17 00:00:00 2001\n"
+		"From: A <a@example.org>\n"
+		"Subject: [PATCH 0/2] mm: 221 ms -> 72 ms\n"
+		"Received: from x ([fe80::1%15])\n"
+		"\n"
+		"memmap_init_zone_device() 221 ms -> 72 ms\n"
+		"\n"
+		"-- \n"
+		"2.43.0\n"
+		"\n"
+		"From 1234 Mon Sep 17 00:00:00 2001\n"
+		"From: A <a@example.org>\n"
+		"\n"
+		"vmap is 2x faster\n"
+		"---\n"
+		" mm/vmalloc.c | 2 +-\n"
+		"diff --git a/mm/vmalloc.c b/mm/vmalloc.c\n"
+		"+ 3 ms -> 1 ms\n"
+		"-- \n"
+		"2.43.0\n";
+
+	is_int(claims_extract(mbox, &l), 2, "two claims in a two-mail mbox");
+	ok(l.nr == 2 && l.v[0].line == 6 && l.v[1].line == 14,
+	   "claims only from the bodies, not headers, diffs or signatures");
+	claim_list_release(&l);
+}
+
+static struct claim make_claim(const char *subject, const char *text,
+			       double change)
+{
+	struct claim c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = CLAIM_PERCENT;
+	c.subject = (char *)subject;
+	c.text = (char *)text;
+	c.before = c.after = NAN;
+	c.change_pct = change;
+	return c;
+}
+
+static const struct {
+	const char *workload, *metric;
+} all_metrics[] = {
+	{ "fsdax", "first_bind_memmap" }, { "fsdax", "first_bind_wall" },
+	{ "fsdax", "rebind_memmap" }, { "fsdax", "rebind_wall" },
+	{ "devdax", "first_bind_memmap" }, { "devdax", "first_bind_wall" },
+	{ "devdax", "rebind_memmap" }, { "devdax", "rebind_wall" },
+	{ "vmap", "ioremap_1m" }, { "vmap", "iounmap_1m" },
+	{ "vmap", "vmalloc_1m" }, { "vmap", "vfree_1m" },
+	{ "vmap", "vmalloc_huge_1m" }, { "vmap", "vfree_huge_1m" },
+	{ "vmap", "vmap_100m_order8" }, { "vmap", "vunmap_100m_order8" },
+	{ "memremap", "memremap_pages" }, { "memremap", "memunmap_pages" },
+	{ "memremap", "memremap_memmap" },
+	{ "virtio-mem", "plug" }, { "virtio-mem", "unplug" },
+	{ "kmem", "online" }, { "kmem", "offline" },
+};
+
+/* the metric with the best score for the first claim found in @text */
+static void check_best(const char *text, const char *workload,
+		       const char *metric, int min_score)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+	size_t i, best = 0, ties = 0;
+	int best_score = -1, out_of_range = 0;
+	char *name = xstrfmt("'%s' matches %s/%s best", text, workload, metric);
+
+	if (claims_extract(text, &l) < 1) {
+		ok(0, name);
+		free(name);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(all_metrics); i++) {
+		int s = claim_match_score(&l.v[0], all_metrics[i].workload,
+					  NULL, all_metrics[i].metric);
+
+		if (s < 0 || s > 100)
+			out_of_range++;
+		if (s > best_score) {
+			best_score = s;
+			best = i;
+			ties = 0;
+		} else if (s == best_score) {
+			ties++;
+		}
+	}
+	ok(!strcmp(all_metrics[best].workload, workload) &&
+		   !strcmp(all_metrics[best].metric, metric) && !ties &&
+		   best_score >= min_score && !out_of_range,
+	   name);
+	printf("#   best %s/%s score %d, %zu ties\n", all_metrics[best].workload,
+	       all_metrics[best].metric, best_score, ties);
+	free(name);
+	claim_list_release(&l);
+}
+
+static void test_match(void)
+{
+	struct claim c;
+
+	check_best("rebinding a 100 GB fsdax namespace: memmap_init_zone_device() 221 ms -> 72 ms",
+		   "fsdax", "rebind_memmap", 80);
+	check_best("devdax rebind: memmap_init_zone_device() 221 ms -> 72 ms",
+		   "devdax", "rebind_memmap", 80);
+	check_best("first bind of a dax_pmem namespace, wall clock: 2 s -> 1 s",
+		   "devdax", "first_bind_wall", 80);
+	check_best("virtio-mem plug of 512 GB: 36 s -> 7 s", "virtio-mem",
+		   "plug", 80);
+	check_best("virtio-mem unplug of 512 GB: 36 s -> 7 s", "virtio-mem",
+		   "unplug", 80);
+	check_best("vmap(100 MB) of order-8 pages: 8.3x faster", "vmap",
+		   "vmap_100m_order8", 80);
+	check_best("vunmap(100 MB) of order-8 pages: 2x faster", "vmap",
+		   "vunmap_100m_order8", 80);
+	check_best("vmalloc(1 MB) with huge pages is 2x faster", "vmap",
+		   "vmalloc_huge_1m", 80);
+	check_best("vmalloc(1M) is 2x faster", "vmap", "vmalloc_1m", 80);
+	check_best("ioremap of 1 MiB: 10 us -> 5 us", "vmap", "ioremap_1m", 80);
+	check_best("memunmap_pages() is 3x faster", "memremap",
+		   "memunmap_pages", 80);
+	check_best("dax-kmem onlining 10 s -> 5 s", "kmem", "online", 80);
+	check_best("kmem offlining is 20% slower", "kmem", "offline", 80);
+
+	c = make_claim("memmap_init_zone_device()", "", -67.4);
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_memmap"), 28 + 1,
+	       "memmap alone: half of rebind_memmap's parts, no workload");
+	ok(claim_match_score(&c, "fsdax", NULL, "rebind_memmap") >
+		   claim_match_score(&c, "fsdax", NULL, "first_bind_memmap"),
+	   "memmap alone: rebind above first bind");
+	c = make_claim("fsdax rebind", "", -67.4);
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_wall"),
+	       30 + 28 + 1, "workload and half the parts");
+	is_int(claim_match_score(&c, "fsdax", "100G", "rebind_wall"),
+	       30 + 28 + 1, "variant not named: no bonus");
+	c = make_claim("rebinding a 100 GB fsdax namespace", "", -67.4);
+	is_int(claim_match_score(&c, "fsdax", "100G", "rebind_wall"),
+	       30 + 28 + 1 + 10, "variant 100G named as 100 GB");
+	c = make_claim("the weather", "nice weather 3x faster", -66);
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_memmap"), 0,
+	       "unrelated claim scores 0");
+	is_int(claim_match_score(&c, NULL, NULL, NULL), 0, "nothing to match");
+	c = make_claim("virtio-mem unplug", "", -10);
+	is_int(claim_match_score(&c, "virtio-mem", NULL, "plug"), 30,
+	       "unplug does not match plug");
+	c = make_claim("first bind", "", -10);
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_wall"), 0,
+	       "bind does not match rebind");
+}
+
+static void test_agree(void)
+{
+	struct claim c = make_claim("x", "x", -67.4);
+
+	is_int(claim_agree(&c, -60, -70, -50), CLAIM_AGREES,
+	       "claim inside the interval");
+	is_int(claim_agree(&c, -50, -55, -45), CLAIM_AGREES,
+	       "claim outside the interval but within 1.5x (67.4 / 50)");
+	is_int(claim_agree(&c, -40, -45, -35), CLAIM_SAME_DIRECTION_SMALLER,
+	       "measured a smaller improvement (67.4 / 40 > 1.5)");
+	is_int(claim_agree(&c, -40, NAN, NAN), CLAIM_SAME_DIRECTION_SMALLER,
+	       "smaller, no interval");
+	c.change_pct = -20;
+	is_int(claim_agree(&c, -50, -55, -45), CLAIM_SAME_DIRECTION_LARGER,
+	       "measured a larger improvement");
+	is_int(claim_agree(&c, 10, 5, 15), CLAIM_OPPOSITE,
+	       "measured a significant regression");
+	is_int(claim_agree(&c, 2, -3, 7), CLAIM_SAME_DIRECTION_SMALLER,
+	       "opposite sign but the interval holds 0: no effect shown");
+	is_int(claim_agree(&c, 2, NAN, NAN), CLAIM_OPPOSITE,
+	       "opposite sign, no interval");
+	is_int(claim_agree(&c, 0, NAN, NAN), CLAIM_SAME_DIRECTION_SMALLER,
+	       "measured exactly nothing");
+	is_int(claim_agree(&c, NAN, NAN, NAN), CLAIM_NOT_MEASURED,
+	       "NaN measurement");
+	c.change_pct = 200;
+	is_int(claim_agree(&c, 150, 140, 160), CLAIM_AGREES,
+	       "3x slower vs +150 %: within 1.5x");
+	c.change_pct = 0;
+	is_int(claim_agree(&c, 0.5, NAN, NAN), CLAIM_AGREES, "no-change claim");
+	is_int(claim_agree(&c, 5, 3, 7), CLAIM_SAME_DIRECTION_LARGER,
+	       "no-change claim, a change measured");
+	c.change_pct = NAN;
+	is_int(claim_agree(&c, -5, -6, -4), CLAIM_NOT_MEASURED, "NaN claim");
+
+	is_str(claim_agreement_name(CLAIM_AGREES), "agrees", "name agrees");
+	is_str(claim_agreement_name(CLAIM_SAME_DIRECTION_SMALLER),
+	       "smaller than claimed", "name smaller");
+	is_str(claim_agreement_name(CLAIM_SAME_DIRECTION_LARGER),
+	       "larger than claimed", "name larger");
+	is_str(claim_agreement_name(CLAIM_OPPOSITE), "opposite",
+	       "name opposite");
+	is_str(claim_agreement_name(CLAIM_NOT_MEASURED), "not measured",
+	       "name not measured");
+}
+
+/* every file under @dir, recursively, in readdir order */
+static void collect_files(const char *dir, char ***files, size_t *nr,
+			  size_t *alloc)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d) {
+		ok(0, "fixture directory readable");
+		printf("#   cannot open '%s'\n", dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		if (stat(path, &st)) {
+			free(path);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			collect_files(path, files, nr, alloc);
+			free(path);
+		} else if (S_ISREG(st.st_mode)) {
+			ALLOC_GROW(*files, *nr + 1, *alloc);
+			(*files)[(*nr)++] = path;
+		} else {
+			free(path);
+		}
+	}
+	closedir(d);
+}
+
+static void report_claims(const struct claim_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr && i < 5; i++)
+		printf("#   line %u: '%s'\n", l->v[i].line, l->v[i].text);
+}
+
+/*
+ * the fixtures are real mails without performance claims: nothing in the
+ * raw files, nothing in any decoded body (mbox.c undoes QP and base64),
+ * and nothing, without a crash, in every cut of them every 997 bytes
+ */
+static void test_fixtures(void)
+{
+	char **files = NULL;
+	size_t nr = 0, alloc = 0, i;
+
+	collect_files(fixtures_dir(), &files, &nr, &alloc);
+	ok(nr >= 18, "at least 18 fixture files");
+	for (i = 0; i < nr; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct claim_list l = CLAIM_LIST_INIT;
+		struct mail *mails = NULL;
+		size_t nmails = 0, j, cut, found = 0;
+		char *name;
+		int n;
+
+		if (strbuf_read_file(&sb, files[i], 0) < 0) {
+			ok(0, files[i]);
+			printf("#   cannot read '%s'\n", files[i]);
+			continue;
+		}
+		n = claims_extract(sb.buf, &l);
+		name = xstrfmt("%s: no claim in the raw file", files[i]);
+		is_int(n, 0, name);
+		report_claims(&l);
+		free(name);
+		claim_list_release(&l);
+
+		if (!mbox_parse(sb.buf, sb.len, &mails, &nmails)) {
+			for (j = 0; j < nmails; j++) {
+				if (claims_extract(mails[j].body.buf, &l) > 0)
+					report_claims(&l);
+				found += l.nr;
+				claim_list_release(&l);
+			}
+		}
+		name = xstrfmt("%s: no claim in %zu decoded bodies", files[i],
+			       nmails);
+		is_int(found, 0, name);
+		free(name);
+		mails_free(mails, nmails);
+
+		found = 0;
+		for (cut = 997; cut < sb.len; cut += 997) {
+			char *part = xstrndup(sb.buf, cut);
+
+			if (claims_extract(part, &l) < 0)
+				found++;
+			found += l.nr;
+			claim_list_release(&l);
+			free(part);
+		}
+		name = xstrfmt("%s: no claim in any truncated copy", files[i]);
+		is_int(found, 0, name);
+		free(name);
+		strbuf_release(&sb);
+		free(files[i]);
+	}
+	free(files);
+}
+
+/* every prefix of every example: no crash, no claim out of thin air */
+static void test_prefixes(void)
+{
+	size_t i, k;
+	int bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(inline_claims); i++) {
+		const char *t = inline_claims[i].text;
+
+		for (k = 0; k <= strlen(t); k++) {
+			struct claim_list l = CLAIM_LIST_INIT;
+			char *p = xstrndup(t, k);
+
+			if (claims_extract(p, &l) < 0 || l.nr > 1)
+				bad++;
+			claim_list_release(&l);
+			free(p);
+		}
+	}
+	is_int(bad, 0, "every prefix of every example: at most one claim");
+}
+
+int main(void)
+{
+	test_inline();
+	test_tables();
+	test_several();
+	test_not_claims();
+	test_mbox_structure();
+	test_match();
+	test_agree();
+	test_fixtures();
+	test_prefixes();
+	return done_testing();
+}
