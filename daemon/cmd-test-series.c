@@ -2,25 +2,32 @@
 /*
  * cmd-test-series.c - `mmci test-series FILE --base REF`: the main job.
  *
- * ingest -> apply -> build base and base+series -> boot both, interleaved
- * (base, new, base, new: host drift hits both alike) -> store -> compare.
+ * ingest -> apply -> build base and base+series (with --per-patch also
+ * base+1 .. base+N-1) -> boot them in interleaved rounds (base, +1, ..,
+ * +N, base, ...: host drift hits all alike) -> more rounds while a
+ * comparison is ambiguous, within --max-boots -> store -> compare the
+ * series with its base, each patch with the step before, the claims of
+ * the mails with the measurements, and this version with the previous
+ * one. Everything belongs to one 'series' job.
  */
 #include <getopt.h>
 
-#include "build.h"
+#include <jansson.h>
+
+#include "attribution.h"
 #include "builtin.h"
 #include "compare.h"
 #include "config.h"
 #include "db.h"
 #include "ingest.h"
-#include "kvm-probe.h"
-#include "run.h"
+#include "job.h"
+#include "measure.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
 
 static const char test_series_usage[] =
-	"usage: mmci test-series FILE --base REF [options]\n"
+	"usage: mmci test-series (FILE | --series ID) --base REF [options]\n"
 	"\n"
 	"Apply the patch series in FILE (an mbox, as git format-patch writes\n"
 	"it) on REF of the tree, build the base and the patched kernel, boot\n"
@@ -28,164 +35,231 @@ static const char test_series_usage[] =
 	"print the comparison with a verdict.\n"
 	"\n"
 	"  --base REF         base commit, tag or branch of the tree (required)\n"
-	"  --config FRAG      kernel config fragment\n"
-	"                     (kernel-patches/config/mmci.config)\n"
-	"  --workloads LIST   comma list or 'all' (fsdax)\n"
-	"  --map LIST         memmap on the device and/or in RAM (dev)\n"
-	"  --align LIST       fsdax and devdax alignments (2M)\n"
-	"  --iters N          rebinds per boot (30)\n"
-	"  --nvdimm SIZE      namespace size (100G)\n"
-	"  --boots B          boots per kernel, interleaved (icount: 2, wall: 5)\n"
-	"  --clock MODE       icount or wall (icount under TCG, wall under KVM)\n"
-	"  --backing KIND     tmpfs or disk (auto)\n"
-	"  --timeout S        per boot\n"
+	"  --series ID        a stored series (ingest discover, ingest series)\n"
+	"  --job ID           run queued job ID (the daemon does this)\n"
+	"  --per-patch        also build and run base+1 .. base+N-1: each\n"
+	"                     patch's own and cumulative effect\n"
+	MEASURE_USAGE
 	"  --exit-code        exit 1 when a metric got worse\n";
 
-static void use_build(struct run_opts *o, const struct build_result *b,
-		      const char *label)
+/* the options of the job, as JSON, so the web page and a resume see them */
+static char *job_params(const struct measure_args *ma, const char *file,
+			int per_patch)
 {
-	o->label = label;
-	o->build_id = b->id;
-	o->kernel = b->bzimage;
-	o->modroot = b->modroot;
-	o->release = b->release;
-	o->hz = b->hz;
+	const struct run_opts *o = &ma->o;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i, "
+			      "s:b, s:s?, s:s?, s:s?}",
+			      "mbox", file, "workloads", o->workloads,
+			      "map", o->map, "fsdax_align", o->fsdax_align,
+			      "devdax_align", o->devdax_align, "iters",
+			      o->iters, "nvdimm_mib", (json_int_t)o->nvdimm_mib,
+			      "boots", ma->boots, "max_boots", ma->max_boots,
+			      "per_patch", per_patch, "config", ma->fragment,
+			      "clock", o->clock, "backing", o->backing);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+
+	json_decref(j);
+	return s;
+}
+
+/*
+ * vN against vN-1: the final run of the newest finished job of the
+ * previous version, when there is one measured the same way.
+ */
+static void print_versions(struct db *db, long long series_id,
+			   long long run_new, struct strbuf *out)
+{
+	long long prev = db_int(db, 0, "SELECT coalesce(previous_id, 0) FROM "
+				"series WHERE id = ?", "i", series_id);
+	long long prev_run;
+	struct run_comparison rc;
+
+	if (!prev)
+		return;
+	prev_run = db_int(db, 0,
+		"SELECT r.id FROM runs r JOIN builds b ON b.id = r.build_id "
+		"JOIN jobs j ON j.id = r.job_id JOIN series s ON s.id = "
+		"b.series_id WHERE b.series_id = ? AND b.upto = s.total AND "
+		"r.status = 'ok' AND j.status = 'done' ORDER BY r.id DESC "
+		"LIMIT 1", "i", prev);
+	strbuf_addf(out, "\nthis version against the previous one (series "
+		    "#%lld, v%lld):\n", prev,
+		    db_int(db, 0, "SELECT version FROM series WHERE id = ?",
+			   "i", prev));
+	if (!prev_run) {
+		strbuf_addstr(out, "  not measured yet: run mmci test-series "
+			      "on it to compare\n");
+		return;
+	}
+	if (compare_runs(db, prev_run, run_new, &rc) < 0) {
+		strbuf_addf(out, "  not comparable: %s\n", last_error());
+		return;
+	}
+	compare_format(db, &rc, out);
+	run_comparison_release(&rc);
 }
 
 int cmd_test_series(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
-		{ "config", required_argument, NULL, 'f' },
-		{ "workloads", required_argument, NULL, 'w' },
-		{ "map", required_argument, NULL, 'p' },
-		{ "align", required_argument, NULL, 'a' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "nvdimm", required_argument, NULL, 'n' },
-		{ "boots", required_argument, NULL, 'B' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "backing", required_argument, NULL, 'K' },
-		{ "timeout", required_argument, NULL, 't' },
+		MEASURE_OPTIONS,
+		{ "per-patch", no_argument, NULL, 'P' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "series", required_argument, NULL, 'S' },
 		{ "exit-code", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *base_ref = NULL, *fragment = NULL;
-	struct run_opts o;
+	const char *base_ref = NULL;
+	struct measure_args ma;
 	struct mmci_config cfg;
 	struct db db;
 	struct loaded_series ls = { 0 };
-	struct build_result bb = { 0 }, bn = { 0 };
+	struct measure m = { 0 };
+	struct measure_pair *pairs = NULL;
 	struct run_comparison rc = { 0 };
+	struct attribution attr = { 0 };
 	struct strbuf out = STRBUF_INIT;
 	git_repository *repo = NULL;
 	git_oid base, *heads = NULL;
-	long long run_base = 0, run_new = 0;
-	char *label_base = NULL, *label_new = NULL;
-	int c, boots = 0, exit_code = 0, ret = 1, i;
+	long long job = 0, want_job = 0, series_id = 0;
+	char *params = NULL, *label, *result;
+	int c, per_patch = 0, exit_code = 0;
+	int ret = 1, i, last;
+	size_t np = 0;
 	double t0 = now_s();
 
-	run_opts_init(&o);
-	/*
-	 * The series' claim is usually about one path: by default one
-	 * variant, the memmap on the device with 2 MiB alignment, as the
-	 * seed measured it; --map/--align widen it.
-	 */
-	o.map = "dev";
-	o.devdax_align = "2M";
+	measure_args_init(&ma);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': base_ref = optarg; break;
-		case 'f': fragment = optarg; break;
-		case 'w': o.workloads = optarg; break;
-		case 'p': o.map = optarg; break;
-		case 'a': o.fsdax_align = o.devdax_align = optarg; break;
-		case 'i': o.iters = parse_count("--iters", optarg); break;
-		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
-		case 'B': boots = parse_count("--boots", optarg); break;
-		case 'c': o.clock = optarg; break;
-		case 'K': o.backing = optarg; break;
-		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
+		case 'P': per_patch = 1; break;
+		case 'J': want_job = parse_count("--job", optarg); break;
+		case 'S': series_id = parse_count("--series", optarg); break;
 		case 'e': exit_code = 1; break;
 		case 'h':
 			fputs(test_series_usage, stdout);
 			return 0;
 		default:
+			if (measure_args_parse(&ma, c, optarg))
+				break;
 			fputs(test_series_usage, stderr);
 			return 129;
 		}
 	}
-	if (argc - optind != 1 || !base_ref) {
+	if (argc - optind != !series_id || !base_ref) {
 		fputs(test_series_usage, stderr);
 		return 129;
 	}
-	if (!boots) {
-		char why[128];
-		int wall = o.clock ? !strcmp(o.clock, "wall") :
-				     kvm_usable(why, sizeof(why));
-
-		boots = wall ? 5 : 2;
-	}
+	measure_args_finish(&ma);
 	setup_command(&cfg, &db);
+	job = want_job;
 	if (tree_open(cfg.tree_dir, &repo) < 0 ||
 	    tree_resolve(repo, base_ref, &base) < 0)
+		goto fail;
+	if (series_id) {
+		progress("loading series #%lld", series_id);
+		if (ingest_load_stored(&db, series_id, &ls) < 0)
+			goto fail;
+	} else {
+		progress("ingesting %s", argv[optind]);
+		if (ingest_series_file(&db, argv[optind], &ls) < 0)
+			goto fail;
+	}
+	if (claims_store(&db, &ls) < 0)
+		warning("the claims of series #%lld were not stored", ls.id);
+	params = job_params(&ma, series_id ? "" : argv[optind], per_patch);
+	job = job_start(&db, want_job, "series", ls.id, base_ref, params);
+	if (job < 0)
 		goto out;
-
-	progress("ingesting %s", argv[optind]);
-	if (ingest_series_file(&db, argv[optind], &ls) < 0)
-		goto out;
+	progress("job #%lld: series #%lld \"%s\"", job, ls.id, ls.s.title);
 	heads = xcalloc(ls.s.nr, sizeof(*heads));
 	progress("applying %zu patch(es) on %s", ls.s.nr, base_ref);
 	if (apply_series(&db, repo, &ls, base_ref, &base, ls.s.nr, heads) < 0)
-		goto out;
+		goto fail;
 
-	progress("building the base kernel (%s)", base_ref);
-	if (build_kernel(&cfg, &db, repo, &base, 0, 0, fragment, &bb) < 0)
-		goto out;
-	progress("building the patched kernel (series #%lld)", ls.id);
-	if (build_kernel(&cfg, &db, repo, &heads[ls.s.nr - 1], ls.id,
-			 ls.s.nr, fragment, &bn) < 0)
-		goto out;
-
-	label_base = xstrfmt("base %s", base_ref);
-	label_new = xstrfmt("series #%lld v%d (%zu patches)", ls.id,
-			    ls.s.version, ls.s.nr);
-	use_build(&o, &bb, label_base);
-	if (run_create(&cfg, &db, &o, &run_base) < 0)
-		goto out;
-	use_build(&o, &bn, label_new);
-	if (run_create(&cfg, &db, &o, &run_new) < 0)
-		goto out;
-	for (i = 0; i < boots; i++) {
-		progress("boot %d/%d of the base kernel (run #%lld)", i + 1,
-			 boots, run_base);
-		run_boot(&cfg, &db, run_base, i);
-		progress("boot %d/%d of the patched kernel (run #%lld)", i + 1,
-			 boots, run_new);
-		run_boot(&cfg, &db, run_new, i);
+	ma.o.job_id = job;
+	measure_init(&m, &cfg, &db, repo, ma.fragment, &ma.o);
+	label = xstrfmt("base %s", base_ref);
+	i = measure_add(&m, &base, 0, 0, label);
+	free(label);
+	if (i < 0)
+		goto fail;
+	for (i = per_patch ? 1 : (int)ls.s.nr; i <= (int)ls.s.nr; i++) {
+		if (i < (int)ls.s.nr)
+			label = xstrfmt("series #%lld v%d +%d/%zu", ls.id,
+					ls.s.version, i, ls.s.nr);
+		else
+			label = xstrfmt("series #%lld v%d (%zu patches)",
+					ls.id, ls.s.version, ls.s.nr);
+		last = measure_add(&m, &heads[i - 1], ls.id, i, label);
+		free(label);
+		if (last >= 0)
+			continue;
+		if (i == (int)ls.s.nr)
+			goto fail;
+		/* its effect shows up merged into the next patch's */
+		warning("patch %d/%zu: no kernel (see above); its effect is "
+			"counted with the next patch's", i, ls.s.nr);
 	}
-	if (!run_finish(&db, run_base) || !run_finish(&db, run_new)) {
+	pairs = xcalloc(2 * m.nr, sizeof(*pairs));
+	for (i = 1; i < (int)m.nr; i++) {
+		pairs[np++] = (struct measure_pair){ i - 1, i };
+		if (i > 1)
+			pairs[np++] = (struct measure_pair){ 0, i };
+	}
+	measure_rounds(&m, ma.boots);
+	measure_adapt(&m, pairs, np, NULL, NULL, ma.max_boots);
+	measure_finish(&m);
+	if (run_finish(&db, m.k[0].run_id) <= 0 ||
+	    run_finish(&db, m.k[m.nr - 1].run_id) <= 0) {
 		error("no usable boot for run #%lld or #%lld: see 'mmci show "
-		      "run ID'", run_base, run_new);
-		goto out;
+		      "run ID'", m.k[0].run_id, m.k[m.nr - 1].run_id);
+		goto fail;
 	}
-	if (compare_runs(&db, run_base, run_new, &rc) < 0)
-		goto out;
+	if (compare_runs(&db, m.k[0].run_id, m.k[m.nr - 1].run_id, &rc) < 0)
+		goto fail;
 	printf("\nmmci test-series: %s\n", ls.s.title);
 	compare_format(&db, &rc, &out);
+	if (m.extra_rounds)
+		strbuf_addf(&out, "adaptive repeats: %d more round(s) for "
+			    "ambiguous comparisons (budget %d boots per "
+			    "kernel)\n", m.extra_rounds, ma.max_boots);
+	if (per_patch) {
+		strbuf_addch(&out, '\n');
+		if (attribution_load(&db, job, &attr) < 0)
+			strbuf_addf(&out, "per-patch attribution: %s\n",
+				    last_error());
+		else
+			attribution_format(&attr, &out);
+	}
+	claims_format(&db, ls.id, per_patch ? &attr : NULL, &rc, &out);
+	print_versions(&db, ls.id, m.k[m.nr - 1].run_id, &out);
 	fputs(out.buf, stdout);
-	printf("\ntook %.0f s; details: mmci show run %lld; mmci show run %lld\n",
-	       now_s() - t0, run_base, run_new);
+	printf("\ntook %.0f s; job #%lld; details: mmci show run %lld; mmci "
+	       "show run %lld\n", now_s() - t0, job, m.k[0].run_id,
+	       m.k[m.nr - 1].run_id);
+	result = xstrfmt("{\"base_run\":%lld,\"new_run\":%lld,\"worse\":%d,"
+			 "\"better\":%d,\"extra_rounds\":%d}", m.k[0].run_id,
+			 m.k[m.nr - 1].run_id, rc.worse, rc.better,
+			 m.extra_rounds);
+	job_end(&db, job, 1, NULL, result);
+	free(result);
 	ret = exit_code && rc.worse ? 1 : 0;
+	goto out;
+fail:
+	if (job > 0)
+		job_end(&db, job, 0, last_error(), NULL);
 out:
+	attribution_release(&attr);
 	run_comparison_release(&rc);
 	strbuf_release(&out);
-	build_result_release(&bb);
-	build_result_release(&bn);
+	measure_release(&m);
 	loaded_series_release(&ls);
+	free(pairs);
 	free(heads);
-	free(label_base);
-	free(label_new);
+	free(params);
 	git_repository_free(repo);
 	db_close(&db);
 	config_release(&cfg);

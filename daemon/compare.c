@@ -146,6 +146,7 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 		mc->c.verdict = VERDICT_INSUFFICIENT;
 	if (per_boot && (b.boots < 2 || n.boots < 2)) {
 		mc->c.verdict = VERDICT_INSUFFICIENT;
+		mc->c.ambiguous = 1;
 		snprintf(mc->c.reason, sizeof(mc->c.reason),
 			 "wall-clock mode compares boots (7-10 %% apart): "
 			 "%d vs %d boots, need at least 2 each",

@@ -1009,3 +1009,51 @@ static void read_previous(struct db *db, long long id, struct version_link *prev
 	}
 	sqlite3_finalize(st);
 }
+
+int ingest_load_stored(struct db *db, long long series_id,
+		       struct loaded_series *ls)
+{
+	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
+	sqlite3_stmt *st;
+	char *path = NULL;
+	int ret = -1;
+
+	memset(ls, 0, sizeof(*ls));
+	/* a thread fetched or read whole, else the file the series came from */
+	st = db_query(db,
+		"SELECT coalesce((SELECT cache_path FROM threads WHERE "
+		"series_id = s.id AND cache_path IS NOT NULL ORDER BY id DESC "
+		"LIMIT 1), s.source) FROM series s WHERE s.id = ?", "i",
+		series_id);
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		path = xstrdup(db_col_text(st, 0));
+	sqlite3_finalize(st);
+	if (!path)
+		return error("no series #%lld", series_id);
+	if (mbox_read_file(path, &mbox, &damage) < 0)
+		goto out;
+	if (mbox_parse(mbox.buf, mbox.len, &ls->mails, &ls->nr_mails)) {
+		error("cannot parse '%s', the mails of series #%lld", path,
+		      series_id);
+		goto out;
+	}
+	if (series_from_mails(ls->mails, ls->nr_mails, &ls->s) < 0) {
+		error("'%s' holds no series any more (series #%lld)", path,
+		      series_id);
+		goto out;
+	}
+	if (ls->s.nr_missing) {
+		error("series #%lld '%s' is missing %zu patch(es): it cannot "
+		      "be applied", series_id, ls->s.title, ls->s.nr_missing);
+		goto out;
+	}
+	ls->id = series_id;
+	ret = 0;
+out:
+	free(path);
+	strbuf_release(&mbox);
+	strbuf_release(&damage);
+	return ret;
+}

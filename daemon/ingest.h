@@ -30,6 +30,15 @@ int ingest_series_file(struct db *db, const char *path,
 		       struct loaded_series *ls);
 void loaded_series_release(struct loaded_series *ls);
 
+/*
+ * ingest_load_stored - the stored series #@series_id, parsed again from
+ * the thread it was found in (threads.cache_path) or the file it was read
+ * from, for a job queued by `ingest discover` or the daemon. Refuses a
+ * series with missing patches. Returns 0, or -1 after error().
+ */
+int ingest_load_stored(struct db *db, long long series_id,
+		       struct loaded_series *ls);
+
 /* inflated bytes of one mbox at most: a gzip bomb stops here */
 #define INGEST_MAX_MBOX_SIZE (1ull << 30)
 

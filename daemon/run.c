@@ -460,13 +460,14 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	}
 	params = json_dumps(pj, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(pj);
-	if (db_run(db, "INSERT INTO runs (label, build_id, kernel, "
+	if (db_run(db, "INSERT INTO runs (label, job_id, build_id, kernel, "
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
-		   "initrd_sha1, status, started_at) VALUES (?, ?, ?, ?, ?, ?, "
+		   "initrd_sha1, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
 		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-		   "tItttIttttiiitttttttd", o->label, o->build_id, o->kernel,
+		   "tIItttIttttiiitttttttd", o->label, o->job_id, o->build_id,
+		   o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,

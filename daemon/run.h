@@ -17,6 +17,7 @@ struct mmci_config;
 
 struct run_opts {
 	const char *label;
+	long long job_id;             /* jobs.id owning the run, 0 none */
 	long long build_id;           /* 0 for a prebuilt kernel */
 	const char *kernel;           /* bzImage / vmlinuz */
 	const char *modroot;          /* holds lib/modules/<release> */

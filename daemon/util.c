@@ -324,3 +324,33 @@ int hex_digit(int c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+/* --- command-line numbers: die() on bad input, for option parsing --- */
+
+long long parse_count(const char *opt, const char *arg)
+{
+	char *end;
+	long long v = strtoll(arg, &end, 10);
+
+	if (*end || v <= 0)
+		die("%s wants a positive number, not '%s'", opt, arg);
+	return v;
+}
+
+unsigned long long parse_mib(const char *opt, const char *arg)
+{
+	unsigned long long v;
+
+	/* a bare number is MiB here, as these options always took it */
+	if (arg[strspn(arg, "0123456789")] == '\0' && *arg) {
+		char *sized = xstrfmt("%sM", arg);
+		int rc = parse_size_mib(sized, &v);
+
+		free(sized);
+		if (rc == 0)
+			return v;
+	}
+	if (parse_size_mib(arg, &v) < 0)
+		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
+	return v;
+}

@@ -91,4 +91,9 @@ double now_s(void);
 
 #include "banned.h"
 
+/* a positive integer option, or die() with the option's name */
+long long parse_count(const char *opt, const char *arg);
+/* "100G", "512M", "2048" (MiB): a size in MiB, or die() */
+unsigned long long parse_mib(const char *opt, const char *arg);
+
 #endif

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attribution.c - per-patch own and cumulative effects of a series job.
+ */
+#include <math.h>
+
+#include "attribution.h"
+#include "claims.h"
+#include "db.h"
+#include "ingest.h"
+#include "strbuf.h"
+#include "util.h"
+
+const struct metric_comparison *
+run_comparison_find(const struct run_comparison *rc, const char *workload,
+		    const char *variant, const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < rc->nr; i++)
+		if (!strcmp(rc->m[i].workload, workload) &&
+		    !strcmp(rc->m[i].variant, variant) &&
+		    !strcmp(rc->m[i].metric, metric))
+			return &rc->m[i];
+	return NULL;
+}
+
+void attribution_release(struct attribution *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr; i++) {
+		free(a->s[i].label);
+		free(a->s[i].subject);
+		run_comparison_release(&a->s[i].own);
+		run_comparison_release(&a->s[i].cum);
+	}
+	free(a->s);
+	memset(a, 0, sizeof(*a));
+}
+
+int attribution_load(struct db *db, long long job_id, struct attribution *a)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->job_id = job_id;
+	a->series_id = db_int(db, 0, "SELECT coalesce(series_id, 0) FROM jobs "
+			      "WHERE id = ?", "i", job_id);
+	/* the latest run of each step: a resumed job may have left others */
+	st = db_query(db,
+		"SELECT r.id, b.upto, r.label, (SELECT p.title FROM patches p "
+		"WHERE p.series_id = b.series_id AND p.idx = b.upto AND "
+		"b.upto > 0) FROM runs r JOIN builds b ON b.id = r.build_id "
+		"WHERE r.job_id = ? AND r.status = 'ok' AND r.id = (SELECT "
+		"max(r2.id) FROM runs r2 JOIN builds b2 ON b2.id = r2.build_id "
+		"WHERE r2.job_id = r.job_id AND b2.upto = b.upto AND "
+		"r2.status = 'ok') ORDER BY b.upto", "i", job_id);
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct attribution_step *s;
+
+		ALLOC_GROW(a->s, a->nr + 1, a->alloc);
+		s = &a->s[a->nr++];
+		memset(s, 0, sizeof(*s));
+		s->run_id = sqlite3_column_int64(st, 0);
+		s->upto = sqlite3_column_int(st, 1);
+		s->label = xstrdup(db_col_text(st, 2));
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			s->subject = xstrdup(db_col_text(st, 3));
+	}
+	sqlite3_finalize(st);
+	if (!a->nr || a->s[0].upto != 0)
+		return error("job #%lld has no finished base run", job_id);
+	if (a->nr < 2)
+		return error("job #%lld has no finished run of the series",
+			     job_id);
+	for (i = 1; i < a->nr; i++) {
+		if (compare_runs(db, a->s[i - 1].run_id, a->s[i].run_id,
+				 &a->s[i].own) < 0 ||
+		    compare_runs(db, a->s[0].run_id, a->s[i].run_id,
+				 &a->s[i].cum) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int moved(const struct metric_comparison *mc)
+{
+	return mc && (mc->c.verdict == VERDICT_BETTER ||
+		      mc->c.verdict == VERDICT_WORSE);
+}
+
+static void fmt_change(struct strbuf *out, const struct metric_comparison *mc)
+{
+	char buf[96];
+
+	if (!mc || isnan(mc->c.change_pct)) {
+		strbuf_addf(out, " %-28s %-12s", "-",
+			    mc ? verdict_name(mc->c.verdict) : "-");
+		return;
+	}
+	if (isnan(mc->c.ci_lo_pct))
+		xsnprintf(buf, sizeof(buf), "%+.2f%%", mc->c.change_pct);
+	else
+		xsnprintf(buf, sizeof(buf), "%+.2f%% [%+.2f, %+.2f]",
+			  mc->c.change_pct, mc->c.ci_lo_pct, mc->c.ci_hi_pct);
+	strbuf_addf(out, " %-28s %-12s", buf,
+		    mc->c.verdict == VERDICT_NO_CHANGE ? "no change" :
+		    verdict_name(mc->c.verdict));
+}
+
+static void fmt_metric(const struct attribution *a,
+		       const struct metric_comparison *key,
+		       struct strbuf *out)
+{
+	size_t i;
+
+	strbuf_addf(out, "\n%s%s%s %s (%s):\n", key->workload,
+		    key->variant[0] ? " " : "", key->variant, key->metric,
+		    key->unit);
+	strbuf_addf(out, "  %-44s %10s %-28s %-12s %-28s %s\n", "step",
+		    "median", "own change [95% CI]", "own", "cumulative",
+		    "cumulative");
+	for (i = 0; i < a->nr; i++) {
+		const struct attribution_step *s = &a->s[i];
+		const struct metric_comparison *own = NULL, *cum = NULL;
+		const struct summary *sum = NULL;
+		char name[45];
+
+		if (i) {
+			own = run_comparison_find(&s->own, key->workload,
+						  key->variant, key->metric);
+			cum = run_comparison_find(&s->cum, key->workload,
+						  key->variant, key->metric);
+			sum = cum ? &cum->c.new : NULL;
+		} else if (a->nr > 1) {
+			cum = run_comparison_find(&a->s[1].cum, key->workload,
+						  key->variant, key->metric);
+			sum = cum ? &cum->c.base : NULL;
+			cum = NULL;
+		}
+		if (s->upto)
+			xsnprintf(name, sizeof(name), "+%d %.38s", s->upto,
+				  s->subject ? s->subject : s->label);
+		else
+			xsnprintf(name, sizeof(name), "%.44s", s->label);
+		strbuf_addf(out, "  %-44s", name);
+		strbuf_addnum(out, sum ? sum->median : NAN, 10);
+		if (!i) {
+			strbuf_addch(out, '\n');
+			continue;
+		}
+		fmt_change(out, own);
+		fmt_change(out, cum);
+		strbuf_rtrim(out);
+		strbuf_addch(out, '\n');
+	}
+}
+
+void attribution_format(const struct attribution *a, struct strbuf *out)
+{
+	const struct run_comparison *last;
+	size_t i, j, quiet = 0;
+
+	if (a->nr < 2)
+		return;
+	last = &a->s[a->nr - 1].cum;
+	strbuf_addf(out, "per-patch attribution (job #%lld): own = this step "
+		    "vs the one before, cumulative = vs the base\n", a->job_id);
+	for (i = 0; i < last->nr; i++) {
+		const struct metric_comparison *key = &last->m[i];
+		int any = 0;
+
+		for (j = 1; j < a->nr && !any; j++)
+			any = moved(run_comparison_find(&a->s[j].own,
+							key->workload,
+							key->variant,
+							key->metric)) ||
+			      moved(run_comparison_find(&a->s[j].cum,
+							key->workload,
+							key->variant,
+							key->metric));
+		if (any)
+			fmt_metric(a, key, out);
+		else
+			quiet++;
+	}
+	if (quiet)
+		strbuf_addf(out, "\n%zu other metric(s): no step changed them "
+			    "significantly\n", quiet);
+}
+
+/* --- claims ------------------------------------------------------- */
+
+static const char *const claim_kind_names[] = {
+	[CLAIM_BEFORE_AFTER] = "before-after",
+	[CLAIM_PERCENT] = "percent",
+	[CLAIM_FACTOR] = "factor",
+};
+
+static int store_text(struct db *db, long long series_id, int patch,
+		      const char *text)
+{
+	struct claim_list cl = CLAIM_LIST_INIT;
+	size_t i;
+	int n = 0;
+
+	if (!text || claims_extract(text, &cl) < 0)
+		return 0;
+	for (i = 0; i < cl.nr; i++) {
+		const struct claim *c = &cl.v[i];
+
+		if (db_run(db, "INSERT INTO claims (series_id, patch, line, "
+			   "kind, subject, text, before, after, unit, "
+			   "change_pct, higher_is_better) VALUES (?, ?, ?, ?, "
+			   "?, ?, ?, ?, ?, ?, ?)", "iiitttddtdi", series_id,
+			   (long long)patch, (long long)c->line,
+			   claim_kind_names[c->kind], c->subject, c->text,
+			   c->before, c->after, c->unit, c->change_pct,
+			   (long long)c->higher_is_better) == 0)
+			n++;
+	}
+	claim_list_release(&cl);
+	return n;
+}
+
+int claims_store(struct db *db, const struct loaded_series *ls)
+{
+	size_t i;
+	int n = 0;
+
+	if (db_begin(db) < 0)
+		return -1;
+	if (db_run(db, "DELETE FROM claims WHERE series_id = ?", "i",
+		   ls->id) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (ls->s.cover)
+		n += store_text(db, ls->id, 0, ls->s.cover->body.buf);
+	for (i = 0; i < ls->s.nr; i++)
+		n += store_text(db, ls->id, ls->s.patches[i].index,
+				ls->s.patches[i].message);
+	if (db_commit(db) < 0)
+		return -1;
+	return n;
+}
+
+/* the comparisons a claim of @patch is held against */
+static const struct run_comparison *
+claim_target(const struct attribution *a, const struct run_comparison *final,
+	     int patch, const char **what)
+{
+	size_t i;
+
+	if (patch > 0 && a && a->nr > 2)
+		for (i = 1; i < a->nr; i++)
+			if (a->s[i].upto == patch) {
+				*what = "own";
+				return &a->s[i].own;
+			}
+	*what = "series";
+	return final;
+}
+
+void claims_format(struct db *db, long long series_id,
+		   const struct attribution *a,
+		   const struct run_comparison *final, struct strbuf *out)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT patch, kind, subject, text, coalesce(before, 'nan'), "
+		"coalesce(after, 'nan'), unit, change_pct, higher_is_better, "
+		"line FROM claims WHERE series_id = ? ORDER BY patch, line",
+		"i", series_id);
+	int any = 0;
+
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct claim c = { 0 };
+		const struct run_comparison *rc;
+		const struct metric_comparison *best = NULL;
+		const char *what;
+		char claimed[48], measured[64];
+		int patch = sqlite3_column_int(st, 0), score = 0;
+		size_t i;
+
+		c.kind = !strcmp(db_col_text(st, 1), "percent") ?
+				 CLAIM_PERCENT :
+			 !strcmp(db_col_text(st, 1), "factor") ?
+				 CLAIM_FACTOR : CLAIM_BEFORE_AFTER;
+		c.subject = (char *)db_col_text(st, 2);
+		c.text = (char *)db_col_text(st, 3);
+		c.before = sqlite3_column_double(st, 4);
+		c.after = sqlite3_column_double(st, 5);
+		xsnprintf(c.unit, sizeof(c.unit), "%s", db_col_text(st, 6));
+		c.change_pct = sqlite3_column_double(st, 7);
+		c.higher_is_better = sqlite3_column_int(st, 8);
+		c.line = sqlite3_column_int(st, 9);
+		if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
+			c.before = c.after = NAN;
+
+		if (!any++)
+			strbuf_addf(out, "\nclaimed vs measured (claims of "
+				    "the mails; %d = cover letter):\n", 0);
+		rc = claim_target(a, final, patch, &what);
+		for (i = 0; rc && i < rc->nr; i++) {
+			int sc = claim_match_score(&c, rc->m[i].workload,
+						   rc->m[i].variant,
+						   rc->m[i].metric);
+
+			if (sc > score) {
+				score = sc;
+				best = &rc->m[i];
+			}
+		}
+		if (score < CLAIM_MIN_SCORE)
+			best = NULL;
+		xsnprintf(claimed, sizeof(claimed), "%+.1f%%", c.change_pct);
+		strbuf_addf(out, "  patch %d, line %u: \"%.70s\"\n", patch,
+			    c.line, c.text);
+		if (!best) {
+			strbuf_addf(out, "    claimed %s; no measured metric "
+				    "fits it\n", claimed);
+			continue;
+		}
+		if (isnan(best->c.change_pct))
+			xsnprintf(measured, sizeof(measured), "no number (%s)",
+				  verdict_name(best->c.verdict));
+		else if (isnan(best->c.ci_lo_pct))
+			xsnprintf(measured, sizeof(measured), "%+.1f%%",
+				  best->c.change_pct);
+		else
+			xsnprintf(measured, sizeof(measured),
+				  "%+.1f%% [%+.1f, %+.1f]", best->c.change_pct,
+				  best->c.ci_lo_pct, best->c.ci_hi_pct);
+		strbuf_addf(out, "    claimed %s, measured %s on %s %s %s "
+			    "(%s): %s\n", claimed, measured, best->workload,
+			    best->variant, best->metric, what,
+			    claim_agreement_name(claim_agree(
+				    &c, best->c.change_pct, best->c.ci_lo_pct,
+				    best->c.ci_hi_pct)));
+	}
+	sqlite3_finalize(st);
+	if (!any)
+		strbuf_addstr(out, "\nclaimed vs measured: the mails make no "
+			      "performance claim mmci recognises\n");
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * measure.c - kernels of one job, booted in interleaved rounds, with
+ * adaptive repeats (see measure.h).
+ */
+#include "measure.h"
+#include "db.h"
+#include "kvm-probe.h"
+#include "util.h"
+
+void measure_args_init(struct measure_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	run_opts_init(&a->o);
+	/*
+	 * A series' claim is usually about one path: by default one
+	 * variant, the memmap on the device with 2 MiB alignment, as the
+	 * seed measured it; --map/--align widen it.
+	 */
+	a->o.map = "dev";
+	a->o.devdax_align = "2M";
+}
+
+int measure_args_parse(struct measure_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'f': a->fragment = arg; break;
+	case 'w': a->o.workloads = arg; break;
+	case 'p': a->o.map = arg; break;
+	case 'a': a->o.fsdax_align = a->o.devdax_align = arg; break;
+	case 'i': a->o.iters = parse_count("--iters", arg); break;
+	case 'n': a->o.nvdimm_mib = parse_mib("--nvdimm", arg); break;
+	case 'B': a->boots = parse_count("--boots", arg); break;
+	case 'M': a->max_boots = parse_count("--max-boots", arg); break;
+	case 'c': a->o.clock = arg; break;
+	case 'K': a->o.backing = arg; break;
+	case 't': a->o.timeout_s = parse_count("--timeout", arg); break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+void measure_args_finish(struct measure_args *a)
+{
+	if (!a->boots) {
+		char why[128];
+		int wall = a->o.clock ? !strcmp(a->o.clock, "wall") :
+					kvm_usable(why, sizeof(why));
+
+		a->boots = wall ? 6 : 2;
+	}
+	if (!a->max_boots)
+		a->max_boots = 2 * a->boots;
+	if (a->max_boots < a->boots)
+		a->max_boots = a->boots;
+}
+
+void measure_init(struct measure *m, const struct mmci_config *cfg,
+		  struct db *db, git_repository *repo, const char *fragment,
+		  const struct run_opts *opts)
+{
+	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->db = db;
+	m->repo = repo;
+	m->fragment = fragment;
+	m->opts = *opts;
+}
+
+void measure_release(struct measure *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->k[i].label);
+		build_result_release(&m->k[i].build);
+	}
+	free(m->k);
+	m->k = NULL;
+	m->nr = m->alloc = 0;
+}
+
+int measure_add(struct measure *m, const git_oid *commit, long long series_id,
+		int upto, const char *label)
+{
+	struct measure_kernel *k;
+	struct run_opts o = m->opts;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	ALLOC_GROW(m->k, m->nr + 1, m->alloc);
+	k = &m->k[m->nr];
+	memset(k, 0, sizeof(*k));
+	git_oid_tostr(hex, sizeof(hex), commit);
+	progress("building %s (%.12s)", label, hex);
+	if (build_kernel(m->cfg, m->db, m->repo, commit, series_id, upto,
+			 m->fragment, &k->build) < 0) {
+		build_result_release(&k->build);
+		return -1;
+	}
+	k->label = xstrdup(label);
+	k->commit = *commit;
+	k->series_id = series_id;
+	k->upto = upto;
+	o.label = k->label;
+	o.build_id = k->build.id;
+	o.kernel = k->build.bzimage;
+	o.modroot = k->build.modroot;
+	o.release = k->build.release;
+	o.hz = k->build.hz;
+	if (run_create(m->cfg, m->db, &o, &k->run_id) < 0) {
+		free(k->label);
+		build_result_release(&k->build);
+		return -1;
+	}
+	return (int)m->nr++;
+}
+
+int measure_round(struct measure *m, const size_t *which, size_t n)
+{
+	size_t i;
+	int ok = 0;
+
+	for (i = 0; i < n; i++) {
+		struct measure_kernel *k = &m->k[which[i]];
+
+		progress("boot %d of %s (run #%lld)", k->boots + 1, k->label,
+			 k->run_id);
+		ok += run_boot(m->cfg, m->db, k->run_id, k->boots) == 0;
+		k->boots++;
+	}
+	return ok;
+}
+
+void measure_rounds(struct measure *m, int rounds)
+{
+	size_t *all = xcalloc(m->nr ? m->nr : 1, sizeof(*all));
+	size_t i;
+	int r;
+
+	for (i = 0; i < m->nr; i++)
+		all[i] = i;
+	for (r = 0; r < rounds; r++)
+		measure_round(m, all, m->nr);
+	free(all);
+}
+
+int measure_compare(struct measure *m, struct measure_pair p,
+		    struct run_comparison *out)
+{
+	return compare_runs(m->db, m->k[p.base].run_id, m->k[p.new].run_id,
+			    out);
+}
+
+/* is any metric of interest of this pair ambiguous? its name in *what */
+static int pair_ambiguous(struct measure *m, struct measure_pair p,
+			  const char *workload, const char *metric,
+			  char **what)
+{
+	struct run_comparison rc;
+	size_t i;
+	int amb = 0;
+
+	if (measure_compare(m, p, &rc) < 0)
+		return 0;
+	for (i = 0; i < rc.nr && !amb; i++) {
+		const struct metric_comparison *mc = &rc.m[i];
+
+		if (workload && strcmp(mc->workload, workload))
+			continue;
+		if (metric && strcmp(mc->metric, metric))
+			continue;
+		if (!mc->c.ambiguous)
+			continue;
+		amb = 1;
+		*what = xstrfmt("%s %s%s%s: %s", mc->workload,
+				mc->variant[0] ? mc->variant : "",
+				mc->variant[0] ? " " : "", mc->metric,
+				mc->c.reason);
+	}
+	run_comparison_release(&rc);
+	return amb;
+}
+
+int measure_adapt(struct measure *m, const struct measure_pair *pairs,
+		  size_t npairs, const char *workload, const char *metric,
+		  int max_boots)
+{
+	unsigned char *want = xcalloc(m->nr ? m->nr : 1, 1);
+	size_t *which = xcalloc(m->nr ? m->nr : 1, sizeof(*which));
+	int added = 0;
+
+	for (;;) {
+		size_t i, n = 0;
+
+		memset(want, 0, m->nr);
+		for (i = 0; i < npairs; i++) {
+			struct measure_pair p = pairs[i];
+			char *what = NULL;
+
+			if (m->k[p.base].boots >= max_boots &&
+			    m->k[p.new].boots >= max_boots)
+				continue;
+			if (!pair_ambiguous(m, p, workload, metric, &what))
+				continue;
+			progress("ambiguous, %s vs %s: %s", m->k[p.base].label,
+				 m->k[p.new].label, what);
+			free(what);
+			want[p.base] = want[p.new] = 1;
+		}
+		for (i = 0; i < m->nr; i++)
+			if (want[i] && m->k[i].boots < max_boots)
+				which[n++] = i;
+		if (!n)
+			break;
+		progress("adaptive repeat: one more boot of %zu kernel(s) "
+			 "(budget %d boots each)", n, max_boots);
+		measure_round(m, which, n);
+		added++;
+	}
+	m->extra_rounds += added;
+	free(want);
+	free(which);
+	return added;
+}
+
+size_t measure_finish(struct measure *m)
+{
+	size_t i, ok = 0;
+
+	for (i = 0; i < m->nr; i++)
+		ok += run_finish(m->db, m->k[i].run_id) > 0;
+	return ok;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * measure.h - build a set of kernels and boot them, interleaved, until
+ * the comparisons that matter are decided or the boot budget is spent.
+ *
+ * test-series (base, +1 .. +N) and bisect (GOOD, BAD, midpoints) measure
+ * the same way: every kernel is one run (one build, one set of run
+ * options) owned by the job; a round boots each kernel once, in order,
+ * so host drift hits all of them alike; the boot is the unit (DESIGN.md).
+ *
+ * Adaptive repeats (Pinpoint's idea): after the first rounds, each pair
+ * of interest is compared; while a comparison is ambiguous (stats.h: too
+ * few boots for the rank test, or a suggestive p with an interval that
+ * does not exclude a real change) and a kernel of that pair has boots
+ * left in its budget, one more round of those kernels is booted.
+ */
+#ifndef MMCI_MEASURE_H
+#define MMCI_MEASURE_H
+
+#include <git2.h>
+
+#include "build.h"
+#include "compare.h"
+#include "run.h"
+
+struct db;
+struct mmci_config;
+
+struct measure_kernel {
+	char *label;
+	git_oid commit;
+	long long series_id;	/* provenance of the build, 0 for a commit */
+	int upto;		/* patches of the series applied */
+	struct build_result build;
+	long long run_id;
+	int boots;		/* boots made, ok or not */
+};
+
+struct measure {
+	const struct mmci_config *cfg;
+	struct db *db;
+	git_repository *repo;
+	const char *fragment;	/* config fragment, NULL for the default */
+	struct run_opts opts;	/* template: the kernel fields are per run */
+	struct measure_kernel *k;
+	size_t nr, alloc;
+	int extra_rounds;	/* rounds added by measure_adapt() */
+};
+
+/*
+ * The options test-series, bisect and nightly share: what to run and how
+ * many boots. MEASURE_OPTIONS goes into a getopt_long table, the short
+ * codes below are taken; measure_args_parse() says whether it used one.
+ */
+struct measure_args {
+	struct run_opts o;
+	const char *fragment;
+	int boots, max_boots;
+};
+
+#define MEASURE_OPTIONS                                                  \
+	{ "config", required_argument, NULL, 'f' },                      \
+	{ "workloads", required_argument, NULL, 'w' },                   \
+	{ "map", required_argument, NULL, 'p' },                         \
+	{ "align", required_argument, NULL, 'a' },                       \
+	{ "iters", required_argument, NULL, 'i' },                       \
+	{ "nvdimm", required_argument, NULL, 'n' },                      \
+	{ "boots", required_argument, NULL, 'B' },                       \
+	{ "max-boots", required_argument, NULL, 'M' },                   \
+	{ "clock", required_argument, NULL, 'c' },                       \
+	{ "backing", required_argument, NULL, 'K' },                     \
+	{ "timeout", required_argument, NULL, 't' }
+
+#define MEASURE_USAGE                                                    \
+	"  --config FRAG      kernel config fragment\n"                   \
+	"                     (kernel-patches/config/mmci.config)\n"      \
+	"  --workloads LIST   comma list or 'all' (fsdax)\n"              \
+	"  --map LIST         memmap on the device and/or in RAM (dev)\n" \
+	"  --align LIST       fsdax and devdax alignments (2M)\n"         \
+	"  --iters N          rebinds per boot (30)\n"                    \
+	"  --nvdimm SIZE      namespace size (100G)\n"                    \
+	"  --boots B          boots per kernel, interleaved (icount: 2,\n" \
+	"                     wall: 6)\n"                                 \
+	"  --max-boots M      adaptive repeats: boot again while a\n"     \
+	"                     comparison is ambiguous, up to M boots\n"   \
+	"                     per kernel (2 x B)\n"                       \
+	"  --clock MODE       icount or wall (icount under TCG, wall\n"   \
+	"                     under KVM)\n"                               \
+	"  --backing KIND     tmpfs or disk (auto)\n"                     \
+	"  --timeout S        per boot\n"
+
+/* defaults: one variant (memmap on the device, 2 MiB), as the seed had */
+void measure_args_init(struct measure_args *a);
+/* 1 when @c was one of MEASURE_OPTIONS (dies on a bad number), else 0 */
+int measure_args_parse(struct measure_args *a, int c, const char *arg);
+/*
+ * after parsing: boots by clock mode, max_boots 2 x. Wall clock: 6, the
+ * fewest for which the rank test can reach the default alpha 0.005
+ * (2 / C(12, 6) = 0.0022; 5 vs 5 is at best 0.0079). icount: 2, the
+ * verdict rests on the clock's resolution.
+ */
+void measure_args_finish(struct measure_args *a);
+
+/* which two kernels to compare, by index in measure.k */
+struct measure_pair {
+	size_t base, new;
+};
+
+/* @opts is copied; its job_id tags every run */
+void measure_init(struct measure *m, const struct mmci_config *cfg,
+		  struct db *db, git_repository *repo, const char *fragment,
+		  const struct run_opts *opts);
+void measure_release(struct measure *m);
+
+/**
+ * measure_add() - build (or find in the cache) a kernel and create its run
+ * @label: shown in tables ("base mm-new", "+2/5 mm: foo"); copied
+ *
+ * Return: the kernel's index in m->k, or -1 after error() (the failed
+ * build is recorded by build_kernel()).
+ */
+int measure_add(struct measure *m, const git_oid *commit, long long series_id,
+		int upto, const char *label);
+
+/* boot kernels @which[0..n) once each, in that order; never fails: a
+ * failed boot is a boots row. Return: how many boots produced results. */
+int measure_round(struct measure *m, const size_t *which, size_t n);
+
+/* @rounds rounds of every kernel */
+void measure_rounds(struct measure *m, int rounds);
+
+/**
+ * measure_adapt() - more rounds while a pair's comparison is ambiguous
+ * @workload, @metric: only this metric decides (bisect), NULL for all
+ * @max_boots: budget per kernel
+ *
+ * Return: the number of rounds added.
+ */
+int measure_adapt(struct measure *m, const struct measure_pair *pairs,
+		  size_t npairs, const char *workload, const char *metric,
+		  int max_boots);
+
+/* mark every run ok (>= 1 ok boot) or failed; return how many are ok */
+size_t measure_finish(struct measure *m);
+
+/* compare_runs() of a pair */
+int measure_compare(struct measure *m, struct measure_pair p,
+		    struct run_comparison *out);
+
+#endif
