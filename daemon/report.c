@@ -1,0 +1,1469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - compose the report mail of a comparison (LKP style), store it,
+ * send it, remember what happened.
+ *
+ * Workload: one mail per tested series and per nightly regression, a few
+ * a day. The inputs are partly hostile: subjects, names and addresses come
+ * from mails anyone can post to a list. The message is built here, header
+ * by header, from cleaned values only (see report.h); the body is ours
+ * except for one-line fields taken from the series, which are cleaned too.
+ *
+ * To and Cc are not in the database: they are read back from the thread's
+ * mbox as ingested (threads.cache_path, else series.source). When that file
+ * is gone, the report still goes to the series' author.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "db.h"
+#include "fsutil.h"
+#include "ingest.h"
+#include "mbox.h"
+#include "report.h"
+#include "smtp.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+
+/* header lines are folded before this column */
+#define FOLD_COLUMN 78
+/* UTF-8 bytes per encoded-word: 52 base64 characters, a 64-byte word */
+#define EW_BYTES 39
+/* display names are cut to this many bytes */
+#define MAX_NAME 128
+/* body lines are broken before this many bytes (RFC 5322 allows 998) */
+#define MAX_BODY_LINE 900
+
+/* ---- text cleaning and header encoding ---- */
+
+/* length of the valid UTF-8 sequence at @s (its code point in @cp), 0 if
+ * invalid: overlong forms, surrogates and values above U+10FFFF are */
+static int utf8_next(const unsigned char *s, size_t len, unsigned int *cp)
+{
+	unsigned int c = s[0], min;
+	int n, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xe0) == 0xc0) {
+		n = 2, c &= 0x1f, min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 3, c &= 0x0f, min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 4, c &= 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len < (size_t)n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static int is_control(unsigned int cp)
+{
+	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+	       cp == 0x2028 || cp == 0x2029;
+}
+
+void report_clean_text(struct strbuf *out, const char *in)
+{
+	const unsigned char *p = (const unsigned char *)(in ? in : "");
+	size_t len = strlen((const char *)p), i = 0, start = out->len;
+	int blank = 1;
+
+	while (i < len) {
+		unsigned int cp;
+		int n = utf8_next(p + i, len - i, &cp);
+
+		if (!n) {
+			strbuf_addstr(out, "\xef\xbf\xbd");	/* U+FFFD */
+			blank = 0;
+			i++;
+			continue;
+		}
+		if (is_control(cp) || cp == ' ') {
+			if (!blank)
+				strbuf_addch(out, ' ');
+			blank = 1;
+		} else {
+			strbuf_add(out, p + i, n);
+			blank = 0;
+		}
+		i += n;
+	}
+	if (out->len > start && out->buf[out->len - 1] == ' ')
+		strbuf_setlen(out, out->len - 1);
+}
+
+/* cut @sb after at most @max bytes, at a character boundary */
+static void cut_utf8(struct strbuf *sb, size_t max)
+{
+	size_t n = max;
+
+	if (sb->len <= max)
+		return;
+	while (n > 0 && ((unsigned char)sb->buf[n] & 0xc0) == 0x80)
+		n--;
+	strbuf_setlen(sb, n);
+}
+
+/* does a cleaned value need RFC 2047 encoding? */
+static int needs_encoding(const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			return 1;
+	return strstr(s, "=?") != NULL;
+}
+
+static void base64_add(struct strbuf *out, const unsigned char *in,
+		       size_t len)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789+/";
+	size_t i;
+
+	for (i = 0; i + 2 < len; i += 3) {
+		strbuf_addch(out, tab[in[i] >> 2]);
+		strbuf_addch(out, tab[((in[i] & 3) << 4) | (in[i + 1] >> 4)]);
+		strbuf_addch(out, tab[((in[i + 1] & 15) << 2) |
+				      (in[i + 2] >> 6)]);
+		strbuf_addch(out, tab[in[i + 2] & 63]);
+	}
+	if (len - i == 1) {
+		strbuf_addch(out, tab[in[i] >> 2]);
+		strbuf_addch(out, tab[(in[i] & 3) << 4]);
+		strbuf_addstr(out, "==");
+	} else if (len - i == 2) {
+		strbuf_addch(out, tab[in[i] >> 2]);
+		strbuf_addch(out, tab[((in[i] & 3) << 4) | (in[i + 1] >> 4)]);
+		strbuf_addch(out, tab[(in[i + 1] & 15) << 2]);
+		strbuf_addch(out, '=');
+	}
+}
+
+/*
+ * @s (valid UTF-8) as encoded-words of at most EW_BYTES bytes each, never
+ * splitting a character, separated by @sep (" " or "\n ").
+ */
+static void add_encoded_words(struct strbuf *out, const char *s,
+			      const char *sep)
+{
+	size_t len = strlen(s), i = 0;
+
+	while (i < len) {
+		size_t n = len - i < EW_BYTES ? len - i : EW_BYTES;
+
+		while (i + n < len && n > 1 &&
+		       ((unsigned char)s[i + n] & 0xc0) == 0x80)
+			n--;
+		if (i)
+			strbuf_addstr(out, sep);
+		strbuf_addstr(out, "=?UTF-8?B?");
+		base64_add(out, (const unsigned char *)s + i, n);
+		strbuf_addstr(out, "?=");
+		i += n;
+	}
+}
+
+/* plain ASCII words, folded at blanks before FOLD_COLUMN */
+static void add_folded(struct strbuf *out, size_t col, const char *s)
+{
+	int first = 1;
+
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (!first && col + 1 + n > FOLD_COLUMN) {
+			strbuf_addstr(out, "\n ");
+			col = 1;
+		} else if (!first) {
+			strbuf_addch(out, ' ');
+			col++;
+		}
+		strbuf_add(out, s, n);
+		col += n;
+		first = 0;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+static int has_long_word(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n > MAX_BODY_LINE - 100)
+			return 1;
+		s += n;
+		s += strspn(s, " ");
+	}
+	return 0;
+}
+
+void report_add_header(struct strbuf *msg, const char *name,
+		       const char *value)
+{
+	struct strbuf v = STRBUF_INIT;
+
+	report_clean_text(&v, value);
+	strbuf_addf(msg, "%s: ", name);
+	if (needs_encoding(v.buf) || has_long_word(v.buf))
+		add_encoded_words(msg, v.buf, "\n ");
+	else
+		add_folded(msg, strlen(name) + 2, v.buf);
+	strbuf_addch(msg, '\n');
+	strbuf_release(&v);
+}
+
+int report_valid_msgid(const char *id)
+{
+	const char *p, *at = NULL;
+
+	if (!id || !*id || strlen(id) > 250)
+		return 0;
+	for (p = id; *p; p++) {
+		unsigned char c = *p;
+
+		if (c <= 0x20 || c >= 0x7f || strchr("<>()\",;:\\[]", c))
+			return 0;
+		if (c == '@') {
+			if (at)
+				return 0;
+			at = p;
+		}
+	}
+	return at && at != id && at[1];
+}
+
+/* ---- addresses ---- */
+
+int report_addresses_add(struct report_addresses *l, const char *name,
+			 const char *email)
+{
+	struct strbuf nm = STRBUF_INIT;
+	size_t i;
+
+	if (!email || !*email)
+		return 0;
+	if (!smtp_valid_address(email)) {
+		struct strbuf shown = STRBUF_INIT;
+
+		report_clean_text(&shown, email);
+		cut_utf8(&shown, 80);
+		warning("leaving out the address '%s': not a plain address",
+			shown.buf);
+		strbuf_release(&shown);
+		return 0;
+	}
+	for (i = 0; i < l->nr; i++)
+		if (!strcasecmp(l->a[i].email, email))
+			return 0;
+	if (l->nr >= REPORT_MAX_RCPT) {
+		warning("leaving out '%s': more than %d recipients", email,
+			REPORT_MAX_RCPT);
+		return 0;
+	}
+	report_clean_text(&nm, name);
+	cut_utf8(&nm, MAX_NAME);
+	/* a name that is the address itself says nothing */
+	if (!strcasecmp(nm.buf, email))
+		strbuf_reset(&nm);
+	ALLOC_GROW(l->a, l->nr + 1, l->alloc);
+	l->a[l->nr].name = strbuf_detach(&nm, NULL);
+	l->a[l->nr].email = xstrdup(email);
+	l->nr++;
+	return 1;
+}
+
+/* "<a b@c>": a blank between the last '<' and the '>' after it */
+static int blank_in_angle(const char *s)
+{
+	const char *lt = strrchr(s, '<'), *gt;
+
+	if (!lt)
+		return 0;
+	gt = strchr(lt, '>');
+	if (!gt)
+		gt = lt + strlen(lt);
+	while (++lt < gt)
+		if (isspace((unsigned char)*lt))
+			return 1;
+	return 0;
+}
+
+void report_addresses_add_field(struct report_addresses *l, const char *raw)
+{
+	const char *p = raw, *start = raw;
+	int quoted = 0, depth = 0, angle = 0;
+
+	if (!raw)
+		return;
+	for (;; p++) {
+		if (*p == '\\' && p[1] && (quoted || depth)) {
+			p++;
+			continue;
+		}
+		if (!*p || (*p == ',' && !quoted && !depth && !angle)) {
+			char *one = xstrndup(start, p - start), *name, *email;
+
+			mail_parse_address(one, &name, &email);
+			/* the parser drops blanks in <a b@c>: refuse those */
+			if (blank_in_angle(one))
+				warning("leaving out an address with a blank "
+					"in it");
+			else
+				report_addresses_add(l, name, email);
+			free(one);
+			free(name);
+			free(email);
+			if (!*p)
+				break;
+			start = p + 1;
+		} else if (quoted) {
+			quoted = *p != '"';
+		} else if (depth) {
+			depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		} else if (*p == '"') {
+			quoted = 1;
+		} else if (*p == '(') {
+			depth = 1;
+		} else if (*p == '<') {
+			angle = 1;
+		} else if (*p == '>') {
+			angle = 0;
+		}
+	}
+}
+
+void report_addresses_release(struct report_addresses *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free(l->a[i].name);
+		free(l->a[i].email);
+	}
+	free(l->a);
+	memset(l, 0, sizeof(*l));
+}
+
+static int has_address(const struct report_addresses *l, const char *email)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcasecmp(l->a[i].email, email))
+			return 1;
+	return 0;
+}
+
+static void format_address(struct strbuf *out, const struct report_address *a)
+{
+	const char *p;
+	int plain = 1;
+
+	if (!*a->name) {
+		strbuf_addstr(out, a->email);
+		return;
+	}
+	if (needs_encoding(a->name)) {
+		add_encoded_words(out, a->name, " ");
+	} else {
+		for (p = a->name; *p; p++)
+			if (*p != ' ' && !isalnum((unsigned char)*p) &&
+			    !strchr("!#$%&'*+-/=?^_`{|}~", *p))
+				plain = 0;
+		if (plain) {
+			strbuf_addstr(out, a->name);
+		} else {
+			strbuf_addch(out, '"');
+			for (p = a->name; *p; p++) {
+				if (*p == '"' || *p == '\\')
+					strbuf_addch(out, '\\');
+				strbuf_addch(out, *p);
+			}
+			strbuf_addch(out, '"');
+		}
+	}
+	strbuf_addf(out, " <%s>", a->email);
+}
+
+void report_add_address_header(struct strbuf *msg, const char *name,
+			       const struct report_addresses *l)
+{
+	struct strbuf one = STRBUF_INIT;
+	size_t i, col = strlen(name) + 2;
+
+	if (!l->nr)
+		return;
+	strbuf_addf(msg, "%s: ", name);
+	for (i = 0; i < l->nr; i++) {
+		strbuf_reset(&one);
+		format_address(&one, &l->a[i]);
+		if (i && col + 2 + one.len > FOLD_COLUMN) {
+			strbuf_addstr(msg, ",\n ");
+			col = 1;
+		} else if (i) {
+			strbuf_addstr(msg, ", ");
+			col += 2;
+		}
+		strbuf_addbuf(msg, &one);
+		col += one.len;
+	}
+	strbuf_addch(msg, '\n');
+	strbuf_release(&one);
+}
+
+/* ---- the subject ---- */
+
+void report_metric_name(struct strbuf *out, const struct metric_comparison *m)
+{
+	strbuf_addstr(out, m->workload);
+	if (m->variant && *m->variant)
+		strbuf_addf(out, ".%s", m->variant);
+	strbuf_addf(out, ".%s", m->metric);
+}
+
+const struct metric_comparison *
+report_pick_metric(const struct run_comparison *rc)
+{
+	const struct metric_comparison *worse = NULL, *better = NULL;
+	size_t i;
+
+	for (i = 0; i < rc->nr; i++) {
+		const struct metric_comparison *m = &rc->m[i];
+		const struct metric_comparison **best;
+		double a = fabs(m->c.change_pct);
+
+		if (m->c.verdict == VERDICT_WORSE)
+			best = &worse;
+		else if (m->c.verdict == VERDICT_BETTER)
+			best = &better;
+		else
+			continue;
+		if (!*best || (!isnan(a) &&
+			       (isnan(fabs((*best)->c.change_pct)) ||
+				a > fabs((*best)->c.change_pct))))
+			*best = m;
+	}
+	return worse ? worse : better;
+}
+
+void report_subject(struct strbuf *out, const char *what,
+		    const struct run_comparison *rc)
+{
+	const struct metric_comparison *m = report_pick_metric(rc);
+	struct strbuf s = STRBUF_INIT;
+	size_t i;
+	int decided = 0;
+
+	strbuf_addf(&s, "[mmci] %s: ", what);
+	if (m) {
+		report_metric_name(&s, m);
+		if (!isnan(m->c.change_pct))
+			strbuf_addf(&s, " %+.1f%%", m->c.change_pct);
+		strbuf_addstr(&s, m->c.verdict == VERDICT_WORSE ?
+				  " regression" : " improvement");
+	} else {
+		for (i = 0; i < rc->nr; i++)
+			decided |= rc->m[i].c.verdict == VERDICT_NO_CHANGE;
+		strbuf_addstr(&s, decided ? "no significant change" :
+					    "insufficient data");
+	}
+	report_clean_text(out, s.buf);
+	strbuf_release(&s);
+}
+
+/* ---- what the database and the thread say ---- */
+
+struct run_row {
+	long long id, vcpus, ram_mib, nvdimm_mib, hz, series_id, upto;
+	char *label, *release, *kernel, *host, *accel, *clock, *params;
+	char *backing, *qemu, *libvirt, *commit, *compiler, *fragment;
+	char *config_hash;
+};
+
+static void run_row_release(struct run_row *r)
+{
+	free(r->label);
+	free(r->release);
+	free(r->kernel);
+	free(r->host);
+	free(r->accel);
+	free(r->clock);
+	free(r->params);
+	free(r->backing);
+	free(r->qemu);
+	free(r->libvirt);
+	free(r->commit);
+	free(r->compiler);
+	free(r->fragment);
+	free(r->config_hash);
+}
+
+static int load_run(struct db *db, long long id, struct run_row *r)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT r.label, r.kernel_release, r.kernel, r.host, r.accel, "
+		"r.clock, r.params, r.backing, r.qemu_version, "
+		"r.libvirt_version, b.commit_id, b.compiler, "
+		"b.config_fragment, b.config_hash, r.vcpus, r.ram_mib, "
+		"r.nvdimm_mib, coalesce(r.hz, b.hz, 0), "
+		"coalesce(b.series_id, 0), coalesce(b.upto, 0) FROM runs r "
+		"LEFT JOIN builds b ON b.id = r.build_id WHERE r.id = ?",
+		"i", id);
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		char **s[] = { &r->label, &r->release, &r->kernel, &r->host,
+			       &r->accel, &r->clock, &r->params, &r->backing,
+			       &r->qemu, &r->libvirt, &r->commit,
+			       &r->compiler, &r->fragment, &r->config_hash };
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(s); i++)
+			*s[i] = xstrdup(db_col_text(st, i));
+		r->vcpus = sqlite3_column_int64(st, 14);
+		r->ram_mib = sqlite3_column_int64(st, 15);
+		r->nvdimm_mib = sqlite3_column_int64(st, 16);
+		r->hz = sqlite3_column_int64(st, 17);
+		r->series_id = sqlite3_column_int64(st, 18);
+		r->upto = sqlite3_column_int64(st, 19);
+		ret = 0;
+	} else {
+		error("no run #%lld", id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct series_row {
+	long long id;
+	int version, total;
+	char *title, *message_id, *author, *source, *cache_path;
+};
+
+static void series_row_release(struct series_row *s)
+{
+	free(s->title);
+	free(s->message_id);
+	free(s->author);
+	free(s->source);
+	free(s->cache_path);
+}
+
+static int load_series(struct db *db, long long id, struct series_row *s)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT title, version, total, message_id, author, source, "
+		"(SELECT cache_path FROM threads WHERE series_id = series.id "
+		"ORDER BY id DESC LIMIT 1) FROM series WHERE id = ?", "i", id);
+	int ret = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		s->title = xstrdup(db_col_text(st, 0));
+		s->version = sqlite3_column_int(st, 1);
+		s->total = sqlite3_column_int(st, 2);
+		s->message_id = xstrdup(db_col_text(st, 3));
+		s->author = xstrdup(db_col_text(st, 4));
+		s->source = xstrdup(db_col_text(st, 5));
+		s->cache_path = xstrdup(db_col_text(st, 6));
+		ret = 0;
+	} else {
+		error("no series #%lld", id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* the single text value @sql gives for @t, or NULL; caller frees */
+static char *db_text(struct db *db, const char *sql, const char *t)
+{
+	sqlite3_stmt *st = db_query(db, sql, "t", t);
+	char *ret = NULL;
+
+	if (!st)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		ret = xstrdup(db_col_text(st, 0));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* the thread's mails, parsed again from the mbox as ingested */
+struct thread_mails {
+	struct mail *mails;
+	size_t nr;
+};
+
+static void load_thread(const struct series_row *s, struct thread_mails *t)
+{
+	const char *paths[] = { s->cache_path, s->source };
+	struct strbuf buf = STRBUF_INIT, damage = STRBUF_INIT;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (!*paths[i] || !file_exists(paths[i]))
+			continue;
+		strbuf_reset(&buf);
+		if (mbox_read_file(paths[i], &buf, &damage) < 0)
+			continue;
+		if (mbox_parse(buf.buf, buf.len, &t->mails, &t->nr) == 0)
+			break;
+	}
+	if (!t->nr)
+		warning("series #%lld: its mbox is gone; the report goes to "
+			"the author only, not to the series' To and Cc", s->id);
+	strbuf_release(&buf);
+	strbuf_release(&damage);
+}
+
+static const struct mail *find_mail(const struct thread_mails *t,
+				    const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && *id && i < t->nr; i++)
+		if (t->mails[i].message_id &&
+		    !strcmp(t->mails[i].message_id, id))
+			return &t->mails[i];
+	return NULL;
+}
+
+/* ---- the message ---- */
+
+static char *host_cpu_model(void)
+{
+	FILE *fp = fopen("/proc/cpuinfo", "r");
+	struct strbuf line = STRBUF_INIT;
+	char *ret = NULL;
+	const char *v;
+
+	if (!fp)
+		return NULL;
+	while (!ret && strbuf_getline(&line, fp) != EOF) {
+		if (!starts_with(line.buf, "model name"))
+			continue;
+		v = strchr(line.buf, ':');
+		if (v) {
+			struct strbuf c = STRBUF_INIT;
+
+			report_clean_text(&c, v + 1);
+			ret = strbuf_detach(&c, NULL);
+		}
+	}
+	strbuf_release(&line);
+	fclose(fp);
+	return ret;
+}
+
+static void add_date(struct strbuf *msg, time_t t)
+{
+	static const char *const days[] = {
+		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char *const months[] = {
+		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strbuf_addf(msg, "Date: %s, %02d %s %04d %02d:%02d:%02d +0000\n",
+		    days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon],
+		    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static char *new_message_id(const char *domain, time_t t)
+{
+	unsigned char r[6];
+	char hex[13], stamp[32];
+	struct tm tm;
+	size_t i;
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		uint64_t x = now_ns() ^ ((uint64_t)getpid() << 40);
+
+		for (i = 0; i < sizeof(r); i++)
+			r[i] = x >> (8 * i);
+	}
+	for (i = 0; i < sizeof(r); i++)
+		xsnprintf(hex + 2 * i, 3, "%02x", r[i]);
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	return xstrfmt("%s.%ld.%s.mmci@%s", stamp, (long)getpid(), hex,
+		       domain);
+}
+
+static int valid_domain(const char *d)
+{
+	char *a = xstrfmt("x@%s", d);
+	int ok = smtp_valid_address(a);
+
+	free(a);
+	return ok;
+}
+
+/* one-line text from the database, cleaned, for the body */
+static const char *clean(struct strbuf *tmp, const char *s)
+{
+	strbuf_reset(tmp);
+	report_clean_text(tmp, s);
+	return tmp->buf;
+}
+
+static const char *short_commit(const char *c, char buf[13])
+{
+	size_t n = strspn(c, "0123456789abcdef");
+
+	if (!n)
+		return "(unknown)";
+	xsnprintf(buf, 13, "%.*s", (int)(n < 12 ? n : 12), c);
+	return buf;
+}
+
+/*
+ * The body ends up in a mail: no NUL or CR, no line over MAX_BODY_LINE
+ * bytes (broken at a character boundary), a final newline.
+ */
+static void add_body(struct strbuf *msg, const struct strbuf *body)
+{
+	size_t i, col = 0;
+
+	for (i = 0; i < body->len; i++) {
+		unsigned char c = body->buf[i];
+
+		if (c == '\r')
+			continue;
+		if (c == '\n') {
+			strbuf_addch(msg, '\n');
+			col = 0;
+			continue;
+		}
+		if (col >= MAX_BODY_LINE && (c & 0xc0) != 0x80) {
+			strbuf_addch(msg, '\n');
+			col = 0;
+		}
+		strbuf_addch(msg, c ? c : '?');
+		col++;
+	}
+	if (!msg->len || msg->buf[msg->len - 1] != '\n')
+		strbuf_addch(msg, '\n');
+}
+
+struct compose_ctx {
+	struct report_input in;
+	struct run_row base, new;
+	struct series_row series;
+	struct thread_mails thread;
+	const struct mail *cover, *target;
+	int patch_idx;
+	char *target_msgid, *target_subject;
+	char *commit_subject, *commit_author, *commit_branch;
+	const char *web_url;
+	struct report_addresses from, to, cc;
+	struct run_comparison rc;
+};
+
+/*
+ * The patch whose mail the report answers: the one given, else the one
+ * the two runs' builds differ by (base has patches 1..k-1, new 1..k),
+ * unless new has the whole series on a plain base (then the cover letter).
+ */
+static int pick_patch(const struct compose_ctx *x)
+{
+	long long sid = x->series.id, bu;
+
+	if (x->in.patch_idx)
+		return x->in.patch_idx;
+	if (x->new.series_id != sid)
+		return 0;
+	if (x->base.series_id && x->base.series_id != sid)
+		return 0;
+	bu = x->base.series_id ? x->base.upto : 0;
+	if (x->new.upto != bu + 1)
+		return 0;
+	if (bu == 0 && x->new.upto >= x->series.total)
+		return 0;
+	return (int)x->new.upto;
+}
+
+static int load_series_side(struct db *db, struct compose_ctx *x)
+{
+	struct series_row *s = &x->series;
+
+	if (load_series(db, x->in.series_id, s) < 0)
+		return -1;
+	load_thread(s, &x->thread);
+	x->cover = find_mail(&x->thread, s->message_id);
+	x->patch_idx = pick_patch(x);
+	return 0;
+}
+
+/* patches.<col> of patch @idx of series @sid, or NULL; caller frees */
+static char *patch_text(struct db *db, const char *col, long long sid,
+			int idx)
+{
+	char *sql = xstrfmt("SELECT %s FROM patches WHERE series_id = ? AND "
+			    "idx = ?", col);
+	sqlite3_stmt *st = db_query(db, sql, "ii", sid, (long long)idx);
+	char *ret = NULL;
+
+	free(sql);
+	if (!st)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		ret = xstrdup(db_col_text(st, 0));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static void add_from_field(struct report_addresses *l, const char *raw)
+{
+	char *name, *email;
+
+	if (!raw)
+		return;
+	mail_parse_address(raw, &name, &email);
+	report_addresses_add(l, name, email);
+	free(name);
+	free(email);
+}
+
+/* To: the author; Cc: what the answered mail (and the cover) had */
+static void series_recipients(struct compose_ctx *x, const char *own)
+{
+	const struct mail *mails[2] = { x->target, x->cover };
+	struct report_addresses all = { 0 };
+	size_t i, j;
+
+	if (x->target)
+		add_from_field(&all, mail_header(x->target, "From"));
+	else if (x->cover)
+		add_from_field(&all, mail_header(x->cover, "From"));
+	if (!all.nr)
+		add_from_field(&all, x->series.author);
+	for (i = 0; i < all.nr; i++)
+		if (strcasecmp(all.a[i].email, own))
+			report_addresses_add(&x->to, all.a[i].name,
+					     all.a[i].email);
+	report_addresses_release(&all);
+	for (i = 0; i < x->in.nr_to; i++)
+		add_from_field(&all, x->in.to[i]);
+	for (i = 0; i < all.nr; i++)
+		report_addresses_add(&x->to, all.a[i].name, all.a[i].email);
+	report_addresses_release(&all);
+	for (j = 0; j < ARRAY_SIZE(mails); j++) {
+		if (!mails[j] || (j && mails[j] == mails[0]))
+			continue;
+		report_addresses_add_field(&all, mail_header(mails[j], "To"));
+		report_addresses_add_field(&all, mail_header(mails[j], "Cc"));
+	}
+	for (i = 0; i < all.nr; i++)
+		if (strcasecmp(all.a[i].email, own) &&
+		    !has_address(&x->to, all.a[i].email))
+			report_addresses_add(&x->cc, all.a[i].name,
+					     all.a[i].email);
+	report_addresses_release(&all);
+}
+
+static void add_threading(struct strbuf *msg, struct compose_ctx *x)
+{
+	struct strbuf refs = STRBUF_INIT;
+	const char *ids[REPORT_MAX_REFERENCES];
+	size_t nr = 0, i, col;
+
+	if (!report_valid_msgid(x->target_msgid)) {
+		if (x->target_msgid && *x->target_msgid)
+			warning("not threading the report: the message-id of "
+				"the mail it answers is not valid");
+		return;
+	}
+	if (x->target && x->target->nr_references) {
+		size_t n = x->target->nr_references, from = 0;
+
+		if (n > REPORT_MAX_REFERENCES - 1)
+			from = n - (REPORT_MAX_REFERENCES - 1);
+		for (i = from; i < n; i++)
+			if (report_valid_msgid(x->target->references[i]) &&
+			    strcmp(x->target->references[i], x->target_msgid))
+				ids[nr++] = x->target->references[i];
+	} else if (x->patch_idx && report_valid_msgid(x->series.message_id) &&
+		   strcmp(x->series.message_id, x->target_msgid)) {
+		ids[nr++] = x->series.message_id;
+	}
+	ids[nr++] = x->target_msgid;
+	strbuf_addf(msg, "In-Reply-To: <%s>\n", x->target_msgid);
+	strbuf_addstr(&refs, "References:");
+	col = refs.len;
+	for (i = 0; i < nr; i++) {
+		size_t n = strlen(ids[i]) + 2;
+
+		if (i && col + 1 + n > FOLD_COLUMN) {
+			strbuf_addstr(&refs, "\n ");
+			col = 1;
+		} else {
+			strbuf_addch(&refs, ' ');
+			col++;
+		}
+		strbuf_addf(&refs, "<%s>", ids[i]);
+		col += n;
+	}
+	strbuf_addbuf(msg, &refs);
+	strbuf_addch(msg, '\n');
+	strbuf_release(&refs);
+}
+
+static void add_run_details(struct strbuf *b, const char *side,
+			    const struct run_row *r)
+{
+	struct strbuf t = STRBUF_INIT;
+	char sc[13];
+
+	strbuf_addf(b, "%-5s run #%lld", side, r->id);
+	if (*r->label)
+		strbuf_addf(b, " \"%s\"", clean(&t, r->label));
+	strbuf_addf(b, ": kernel %s", clean(&t, r->release));
+	if (*r->commit)
+		strbuf_addf(b, ", commit %s", short_commit(r->commit, sc));
+	else
+		strbuf_addf(b, ", prebuilt %s", clean(&t, r->kernel));
+	if (r->series_id)
+		strbuf_addf(b, ", series #%lld patches 1-%lld", r->series_id,
+			    r->upto);
+	strbuf_addch(b, '\n');
+	strbuf_release(&t);
+}
+
+static void compose_body(struct db *db, struct compose_ctx *x,
+			 const char *from_line, struct strbuf *b)
+{
+	const struct metric_comparison *m = report_pick_metric(&x->rc);
+	struct strbuf t = STRBUF_INIT, t2 = STRBUF_INIT, name = STRBUF_INIT;
+	char host[256] = "", sc[13], sc2[13];
+	char *cpu = NULL;
+	size_t i;
+
+	strbuf_addstr(b, "Hello,\n\n");
+	if (m) {
+		report_metric_name(&name, m);
+		strbuf_addf(b, "mmci, the kernel CI for Linux mm, noticed a "
+			    "%+.1f%% %s of %s on:\n\n", m->c.change_pct,
+			    m->c.verdict == VERDICT_WORSE ? "regression" :
+			    "improvement", name.buf);
+	} else {
+		strbuf_addf(b, "mmci, the kernel CI for Linux mm, noticed no "
+			    "significant change in %zu metric(s) on:\n\n",
+			    x->rc.nr);
+	}
+	if (x->series.id) {
+		strbuf_addf(b, "series: %s\n", clean(&t, x->target_subject));
+		strbuf_addf(b, "        (series #%lld, v%d, %d patch(es), by "
+			    "%s)\n", x->series.id, x->series.version,
+			    x->series.total, clean(&t, x->series.author));
+		if (x->patch_idx)
+			strbuf_addf(b, "patch:  %d/%d, the patch that moved "
+				    "the numbers\n", x->patch_idx,
+				    x->series.total);
+		if (report_valid_msgid(x->target_msgid))
+			strbuf_addf(b, "link:   <%s>\n", x->target_msgid);
+	}
+	if (x->in.commit) {
+		strbuf_addf(b, "commit: %s", x->in.commit);
+		if (x->commit_subject)
+			strbuf_addf(b, " (\"%s\")",
+				    clean(&t, x->commit_subject));
+		strbuf_addch(b, '\n');
+		if (x->commit_branch)
+			strbuf_addf(b, "branch: %s\n",
+				    clean(&t, x->commit_branch));
+		if (x->commit_author)
+			strbuf_addf(b, "author: %s\n",
+				    clean(&t, x->commit_author));
+	}
+	strbuf_addch(b, '\n');
+	add_run_details(b, "base:", &x->base);
+	add_run_details(b, "new:", &x->new);
+	strbuf_addch(b, '\n');
+
+	strbuf_addstr(b, "testcase: ");
+	for (i = 0; i < x->rc.nr; i++) {
+		if (i && !strcmp(x->rc.m[i].workload, x->rc.m[i - 1].workload))
+			continue;
+		strbuf_addf(b, "%s%s", b->buf[b->len - 1] == ' ' ? "" : ", ",
+			    clean(&t, x->rc.m[i].workload));
+	}
+	strbuf_addch(b, '\n');
+	if (*x->new.fragment)
+		strbuf_addf(b, "config: %s (sha1 %.12s)\n",
+			    clean(&t, x->new.fragment), x->new.config_hash);
+	if (*x->new.compiler)
+		strbuf_addf(b, "compiler: %s\n", clean(&t, x->new.compiler));
+	gethostname(host, sizeof(host) - 1);
+	if (!strcmp(host, x->new.host))
+		cpu = host_cpu_model();
+	strbuf_addf(b, "test machine: %s", clean(&t, x->new.host));
+	if (cpu)
+		strbuf_addf(b, ", %s, %ld CPU(s)", cpu,
+			    sysconf(_SC_NPROCESSORS_ONLN));
+	strbuf_addf(b, "\nguest: %lld vCPU(s), %lld MiB RAM, %lld MiB NVDIMM "
+		    "on %s, HZ=%lld\n", x->new.vcpus, x->new.ram_mib,
+		    x->new.nvdimm_mib, x->new.backing, x->new.hz);
+	strbuf_addf(b, "accelerator: %s, clock: %s (%s)\n", x->new.accel,
+		    x->new.clock, !strcmp(x->new.clock, "icount") ?
+		    "deterministic: counts instructions, not cache or memory "
+		    "effects" : "wall clock: the boot is the unit");
+	if (*x->new.qemu || *x->new.libvirt)
+		strbuf_addf(b, "qemu: %s, libvirt: %s\n",
+			    clean(&t, x->new.qemu), clean(&t2, x->new.libvirt));
+	strbuf_addf(b, "parameters: %s\n\n", clean(&t, x->new.params));
+
+	if (m && m->c.verdict == VERDICT_WORSE) {
+		strbuf_addf(b, "If you fix the issue in a separate patch/commit "
+			    "(i.e. not just a new version of the same "
+			    "patch/commit), kindly add following tags\n"
+			    "| Reported-by: %s\n"
+			    "| Closes: %s/compare/%lld/%lld\n\n", from_line,
+			    x->web_url, x->base.id, x->new.id);
+	}
+	strbuf_addstr(b, "Details are as below:\n"
+		      "------------------------------------------------------"
+		      "-------------------------------------------->\n\n");
+	strbuf_addf(b, "The comparison, plots and materials to reproduce are "
+		    "available at:\n%s/compare/%lld/%lld\n\n", x->web_url,
+		    x->base.id, x->new.id);
+	strbuf_addf(b, "commit:\n  %s (run #%lld, base)\n  %s (run #%lld)\n\n",
+		    *x->base.commit ? short_commit(x->base.commit, sc) :
+		    "prebuilt", x->base.id,
+		    *x->new.commit ? short_commit(x->new.commit, sc2) :
+		    "prebuilt", x->new.id);
+	compare_format(db, &x->rc, b);
+	strbuf_addf(b, "\n\nTo reproduce:\n\n"
+		    "        mmci reproduce %lld\n"
+		    "        mmci compare %lld %lld\n\n", x->new.id, x->base.id,
+		    x->new.id);
+	strbuf_addstr(b, "Disclaimer:\nResults have been measured in virtual "
+		      "machines (QEMU) and are provided for informational\n"
+		      "purposes only. Any difference in system hardware or "
+		      "software design or\nconfiguration may affect actual "
+		      "performance.\n\n");
+	strbuf_addf(b, "-- \nmmci, kernel CI for Linux mm\n");
+	if (x->series.id)
+		strbuf_addf(b, "%s/series/%lld\n", x->web_url, x->series.id);
+	else
+		strbuf_addf(b, "%s/\n", x->web_url);
+	free(cpu);
+	strbuf_release(&t);
+	strbuf_release(&t2);
+	strbuf_release(&name);
+}
+
+static void compose_ctx_release(struct compose_ctx *x)
+{
+	run_row_release(&x->base);
+	run_row_release(&x->new);
+	series_row_release(&x->series);
+	mails_free(x->thread.mails, x->thread.nr);
+	free(x->target_msgid);
+	free(x->target_subject);
+	free(x->commit_subject);
+	free(x->commit_author);
+	free(x->commit_branch);
+	report_addresses_release(&x->from);
+	report_addresses_release(&x->to);
+	report_addresses_release(&x->cc);
+	run_comparison_release(&x->rc);
+}
+
+static const char *env_default(const char *given, const char *env,
+			       const char *def)
+{
+	const char *v = getenv(env);
+
+	if (given && *given)
+		return given;
+	return v && *v ? v : def;
+}
+
+static int valid_commit(const char *c)
+{
+	size_t n = strspn(c, "0123456789abcdef");
+
+	return !c[n] && n >= 7 && n <= 64;
+}
+
+static void load_commit(struct db *db, struct compose_ctx *x)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT c.subject, c.author, h.remote || '/' || h.branch "
+		"FROM head_commits c JOIN heads h ON h.id = c.head_id WHERE "
+		"c.commit_id LIKE ? || '%' ORDER BY h.id DESC LIMIT 1", "t",
+		x->in.commit);
+
+	if (!st)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		x->commit_subject = xstrdup(db_col_text(st, 0));
+		x->commit_author = xstrdup(db_col_text(st, 1));
+		x->commit_branch = xstrdup(db_col_text(st, 2));
+	}
+	sqlite3_finalize(st);
+}
+
+int report_compose(struct db *db, const struct report_input *in,
+		   struct report *out)
+{
+	struct compose_ctx x;
+	struct strbuf what = STRBUF_INIT, body = STRBUF_INIT;
+	struct strbuf from_line = STRBUF_INIT, url = STRBUF_INIT;
+	const char *from, *domain, *own;
+	time_t date = in->date ? in->date : time(NULL);
+	size_t i;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->text, 0);
+	memset(&x, 0, sizeof(x));
+	x.in = *in;
+	if (in->commit && !valid_commit(in->commit))
+		return error("'%s' is not a commit id (7 to 64 lower-case hex "
+			     "digits)", in->commit);
+
+	from = env_default(in->from, "MMCI_MAIL_FROM", REPORT_DEFAULT_FROM);
+	add_from_field(&x.from, from);
+	if (!x.from.nr) {
+		error("no valid sender address in '%s' (--from, "
+		      "MMCI_MAIL_FROM)", from);
+		goto out;
+	}
+	own = x.from.a[0].email;
+	domain = env_default(in->msgid_domain, "MMCI_MAIL_DOMAIN",
+			     strchr(own, '@') + 1);
+	if (!valid_domain(domain)) {
+		warning("'%s' is not a domain name; message-ids use "
+			"'localhost'", domain);
+		domain = "localhost";
+	}
+	report_clean_text(&url, env_default(in->web_url, "MMCI_WEB_URL",
+					    REPORT_DEFAULT_WEB_URL));
+	while (url.len && url.buf[url.len - 1] == '/')
+		strbuf_setlen(&url, url.len - 1);
+	x.web_url = url.buf;
+
+	if (load_run(db, in->base_run, &x.base) < 0 ||
+	    load_run(db, in->new_run, &x.new) < 0)
+		goto out;
+	if (compare_runs(db, in->base_run, in->new_run, &x.rc) < 0)
+		goto out;
+	if (!x.in.series_id && !in->commit)
+		x.in.series_id = x.new.series_id;
+
+	if (x.in.series_id) {
+		if (load_series_side(db, &x) < 0)
+			goto out;
+		if (x.patch_idx) {
+			x.target_msgid = patch_text(db, "message_id",
+						    x.series.id, x.patch_idx);
+			if (!x.target_msgid && in->patch_idx) {
+				error("series #%lld has no patch %d",
+				      x.series.id, x.patch_idx);
+				goto out;
+			}
+		}
+		if (!x.target_msgid) {
+			x.patch_idx = 0;
+			x.target_msgid = xstrdup(x.series.message_id);
+		}
+		x.target = find_mail(&x.thread, x.target_msgid);
+		if (x.target && *x.target->subject)
+			x.target_subject = xstrdup(x.target->subject);
+		if (!x.target_subject)
+			x.target_subject = db_text(db,
+				"SELECT subject FROM messages WHERE "
+				"message_id = ? ORDER BY id DESC LIMIT 1",
+				x.target_msgid);
+		if (!x.target_subject && x.patch_idx) {
+			char *title = patch_text(db, "title", x.series.id,
+						 x.patch_idx);
+
+			if (title)
+				x.target_subject = xstrfmt(
+					"[PATCH v%d %d/%d] %s",
+					x.series.version, x.patch_idx,
+					x.series.total, title);
+			free(title);
+		}
+		if (!x.target_subject)
+			x.target_subject = xstrfmt("[PATCH v%d %d/%d] %s",
+				x.series.version, x.patch_idx,
+				x.series.total, x.series.title);
+		strbuf_addstr(&what, x.target_subject);
+		series_recipients(&x, own);
+	} else {
+		char sc[13];
+
+		if (in->commit) {
+			load_commit(db, &x);
+			if (x.commit_branch)
+				strbuf_addf(&what, "[%s] ", x.commit_branch);
+			strbuf_addf(&what, "%s", short_commit(in->commit, sc));
+			if (x.commit_subject)
+				strbuf_addf(&what, " %s", x.commit_subject);
+			if (x.commit_author)
+				add_from_field(&x.to, x.commit_author);
+		} else {
+			strbuf_addf(&what, "run #%lld vs run #%lld",
+				    in->base_run, in->new_run);
+		}
+		for (i = 0; i < in->nr_to; i++)
+			add_from_field(&x.to, in->to[i]);
+	}
+
+	out->kind = x.series.id ? "series" : "nightly";
+	out->series_id = x.series.id;
+	out->base_run = in->base_run;
+	out->new_run = in->new_run;
+	out->message_id = new_message_id(domain, date);
+	out->from = xstrdup(own);
+	{
+		struct strbuf s = STRBUF_INIT;
+
+		report_subject(&s, what.buf, &x.rc);
+		out->subject = strbuf_detach(&s, NULL);
+	}
+	out->rcpt = xcalloc(x.to.nr + x.cc.nr + 1, sizeof(*out->rcpt));
+	for (i = 0; i < x.to.nr + x.cc.nr; i++) {
+		const struct report_address *a = i < x.to.nr ? &x.to.a[i] :
+					&x.cc.a[i - x.to.nr];
+
+		out->rcpt[out->nr_rcpt++] = xstrdup(a->email);
+	}
+	if (!out->nr_rcpt)
+		warning("the report has no recipients (no series, no --to)");
+
+	/* headers: every value goes through the cleaning functions */
+	report_add_address_header(&out->text, "From", &x.from);
+	report_add_address_header(&out->text, "To", &x.to);
+	report_add_address_header(&out->text, "Cc", &x.cc);
+	report_add_header(&out->text, "Subject", out->subject);
+	add_date(&out->text, date);
+	strbuf_addf(&out->text, "Message-ID: <%s>\n", out->message_id);
+	if (x.series.id)
+		add_threading(&out->text, &x);
+	strbuf_addstr(&out->text,
+		      "MIME-Version: 1.0\n"
+		      "Content-Type: text/plain; charset=UTF-8\n"
+		      "Content-Transfer-Encoding: 8bit\n"
+		      "Auto-Submitted: auto-generated\n"
+		      "X-Mailer: mmci\n");
+	strbuf_addf(&out->text, "X-mmci-runs: %lld %lld\n", in->base_run,
+		    in->new_run);
+	strbuf_addch(&out->text, '\n');
+
+	format_address(&from_line, &x.from.a[0]);
+	compose_body(db, &x, from_line.buf, &body);
+	add_body(&out->text, &body);
+	ret = 0;
+out:
+	if (ret < 0)
+		report_release(out);
+	compose_ctx_release(&x);
+	strbuf_release(&what);
+	strbuf_release(&body);
+	strbuf_release(&from_line);
+	strbuf_release(&url);
+	return ret;
+}
+
+void report_release(struct report *r)
+{
+	size_t i;
+
+	strbuf_release(&r->text);
+	free(r->message_id);
+	free(r->subject);
+	free(r->from);
+	for (i = 0; i < r->nr_rcpt; i++)
+		free(r->rcpt[i]);
+	free(r->rcpt);
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->text, 0);
+}
+
+/* ---- the outbox, the server, the mails table ---- */
+
+
+static void join_rcpt(struct strbuf *sb, char *const *rcpt, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", rcpt[i]);
+}
+
+static int record_result(struct db *db, long long id, int ok,
+			 const char *err)
+{
+	if (ok)
+		return db_run(db, "UPDATE mails SET status = 'sent', error = "
+			      "NULL, sent_at = " NOW_SQL " WHERE id = ?", "i",
+			      id);
+	return db_run(db, "UPDATE mails SET status = 'failed', error = ? "
+		      "WHERE id = ?", "ti", err, id);
+}
+
+int report_deliver(struct db *db, const struct report *r, const char *outbox,
+		   const struct smtp_settings *smtp, char **path,
+		   long long *mail_id)
+{
+	struct strbuf rcpt = STRBUF_INIT, err = STRBUF_INIT;
+	long long id;
+	int ret = -1, sent;
+
+	*path = NULL;
+	if (mail_id)
+		*mail_id = 0;
+	if (smtp_outbox_write(outbox, r->text.buf, r->text.len, path) < 0)
+		return -1;
+	join_rcpt(&rcpt, r->rcpt, r->nr_rcpt);
+	/* 'failed' until the server says otherwise: a crash means a retry */
+	if (db_run(db, "INSERT INTO mails (created, kind, series_id, "
+		   "base_run, new_run, message_id, subject, recipients, path, "
+		   "status, error) VALUES (" NOW_SQL ", ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?)", "tIiitttttt", r->kind, r->series_id,
+		   r->base_run, r->new_run, r->message_id, r->subject,
+		   rcpt.buf, *path, smtp ? "failed" : "dry-run",
+		   smtp ? "not sent yet (interrupted)" : NULL) < 0)
+		goto out;
+	id = db_last_id(db);
+	if (mail_id)
+		*mail_id = id;
+	if (!smtp) {
+		ret = 0;
+		goto out;
+	}
+	sent = smtp_send(smtp, r->from, (const char *const *)r->rcpt,
+			 r->nr_rcpt, r->text.buf, r->text.len, &err) == 0;
+	if (record_result(db, id, sent, err.buf) < 0)
+		warning("mail #%lld: could not record that it was %s", id,
+			sent ? "sent" : "refused");
+	ret = sent ? 0 : -1;
+out:
+	strbuf_release(&rcpt);
+	strbuf_release(&err);
+	return ret;
+}
+
+struct failed_mail {
+	long long id;
+	char *path, *rcpt;
+};
+
+/* resend one stored message: envelope from its From: and the row */
+static int resend(const struct smtp_settings *smtp, const struct failed_mail *f,
+		  struct strbuf *err)
+{
+	struct strbuf msg = STRBUF_INIT;
+	struct mail m;
+	char **rcpt = NULL;
+	size_t nr = 0, alloc = 0, i;
+	const char *p = f->rcpt;
+	int ret = -1;
+
+	if (strbuf_read_file(&msg, f->path, 0) < 0) {
+		strbuf_addf(err, "cannot read '%s': %s", f->path,
+			    strerror(errno));
+		strbuf_release(&msg);
+		return error("%s", err->buf);
+	}
+	mail_parse(msg.buf, msg.len, &m);
+	while (*p) {
+		size_t n = strcspn(p, ", ");
+
+		if (n) {
+			ALLOC_GROW(rcpt, nr + 1, alloc);
+			rcpt[nr++] = xstrndup(p, n);
+		}
+		p += n;
+		p += strspn(p, ", ");
+	}
+	ret = smtp_send(smtp, m.from_email, (const char *const *)rcpt, nr,
+			msg.buf, msg.len, err);
+	for (i = 0; i < nr; i++)
+		free(rcpt[i]);
+	free(rcpt);
+	mail_release(&m);
+	strbuf_release(&msg);
+	return ret;
+}
+
+int report_retry(struct db *db, const struct smtp_settings *smtp,
+		 int *nr_sent, int *nr_failed)
+{
+	struct failed_mail *f = NULL;
+	size_t nr = 0, alloc = 0, i;
+	sqlite3_stmt *st;
+
+	*nr_sent = *nr_failed = 0;
+	st = db_query(db, "SELECT id, path, recipients FROM mails WHERE "
+		      "status = 'failed' ORDER BY id", "");
+	if (!st)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(f, nr + 1, alloc);
+		f[nr].id = sqlite3_column_int64(st, 0);
+		f[nr].path = xstrdup(db_col_text(st, 1));
+		f[nr].rcpt = xstrdup(db_col_text(st, 2));
+		nr++;
+	}
+	sqlite3_finalize(st);
+	for (i = 0; i < nr; i++) {
+		struct strbuf err = STRBUF_INIT;
+		int ok = resend(smtp, &f[i], &err) == 0;
+
+		record_result(db, f[i].id, ok, err.buf);
+		if (ok) {
+			(*nr_sent)++;
+			log_info("mail #%lld sent: %s", f[i].id, f[i].path);
+		} else {
+			(*nr_failed)++;
+		}
+		strbuf_release(&err);
+		free(f[i].path);
+		free(f[i].rcpt);
+	}
+	free(f);
+	return *nr_failed ? -1 : 0;
+}

@@ -1,0 +1,408 @@
+#!/bin/sh
+# t0800-report: `mmci report` against a real SMTP server on loopback
+# (Debian's python3-aiosmtpd, with a handler written here that stores what
+# it receives and can be told to refuse). A real series is ingested; the
+# runs, boots and samples are inserted with sqlite3 (a VM run is too slow
+# for this test): icount mode, fsdax rebind 163 -> 270 ms (worse), devdax
+# 196 -> 197 ms (within a jiffy: no change).
+. "$(dirname "$0")/lib.sh"
+MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
+
+PY=/usr/bin/python3
+command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
+"$PY" -c 'import aiosmtpd' 2>/dev/null ||
+	skip_all "python3-aiosmtpd is not installed (apt-get install python3-aiosmtpd)"
+EXAMPLE="$SRC/kernel-patches/examples/memmap-slow.mbox"
+[ -f "$EXAMPLE" ] || skip_all "no $EXAMPLE"
+COVER='20250303100000.0.mmci-demo@example.org'
+PATCH2='20250303100000.2.mmci-demo@example.org'
+BOX="$TRASH/box"
+HOST=$(hostname)
+
+# the server: accepts and stores, or refuses RCPT / DATA when $BOX/mode
+# says "rcpt" / "data"
+cat > "$TRASH/catcher.py" <<'EOF'
+import os
+
+
+class Catcher:
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.n = 0
+
+    @classmethod
+    def from_cli(cls, parser, *args):
+        return cls(*args)
+
+    def mode(self):
+        try:
+            with open(os.path.join(self.outdir, "mode")) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+
+    async def handle_RCPT(self, server, session, envelope, address, options):
+        if self.mode() == "rcpt":
+            return "550 no"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        if self.mode() == "data":
+            return "550 no"
+        self.n += 1
+        base = os.path.join(self.outdir, "msg-%d" % self.n)
+        with open(base + ".env", "w") as f:
+            f.write("from %s\n" % envelope.mail_from)
+            for r in envelope.rcpt_tos:
+                f.write("rcpt %s\n" % r)
+        with open(base + ".tmp", "wb") as f:
+            f.write(envelope.original_content)
+        os.rename(base + ".tmp", base + ".eml")
+        return "250 Message accepted for delivery"
+EOF
+
+# headers NAME... : the message's header field names, one a line
+cat > "$TRASH/headers.py" <<'EOF'
+import email, email.policy, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"),
+                                   policy=email.policy.default)
+for k, v in m.items():
+    assert "\r" not in str(v) and "\n" not in str(v), (k, v)
+    print("%s: %s" % (k, v))
+for k in ("From", "To", "Cc"):
+    for a in m[k].addresses if m[k] else ():
+        print("addr %s %s" % (k, a.addr_spec))
+EOF
+
+# test_done removes the trash (and the pid file) before the EXIT trap
+# runs: the pid is read into SMTPD_PID as soon as the server is up
+SMTPD_PID=
+stop_smtpd() {
+	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
+	return 0
+}
+trap stop_smtpd EXIT
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# the newest message the server received, and its envelope
+last_msg() { ls -t "$BOX"/msg-*.eml | head -1; }
+nr_received() { ls "$BOX"/msg-*.eml 2>/dev/null | wc -l; }
+# the unfolded header block of a message, CRs removed
+headers() { tr -d '\r' < "$1" | sed '/^$/q' | sed -e ':a' -e '$!N;s/\n[ \t]/ /;ta' -e 'P;D'; }
+
+test_expect 'start aiosmtpd on a free loopback port' '
+	mkdir -p "$BOX" &&
+	port=$(free_port) && echo "$port" > "$TRASH/port" &&
+	{ PYTHONPATH="$TRASH" "$PY" -m aiosmtpd -n -l "127.0.0.1:$port" \
+		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
+	  echo $! > "$TRASH/smtpd.pid"; } &&
+	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $port), 1)" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 50 ] || { cat "$TRASH/smtpd.log"; exit 1; }; sleep 0.1; done
+'
+SMTPD_PID=$(cat "$TRASH/smtpd.pid" 2>/dev/null)
+PORT=$(cat "$TRASH/port" 2>/dev/null || echo 1)
+SMTP="smtp://127.0.0.1:$PORT"
+unset MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_DOMAIN
+
+# add_runs SERIES UPTO_BASE UPTO_NEW BASE_ID NEW_ID NEW_FSDAX: two builds
+# and runs with one boot each
+add_runs() {
+	sqlite3 "$MMCI_DB" <<-EOF
+	INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
+		series_id, upto, config_fragment, config_hash, compiler,
+		kernel_release, hz, status, started_at) VALUES
+		($4, 'k$4', '/t', '1111111111111111111111111111111111111111', 't',
+		 $( [ "$2" = 0 ] && echo NULL || echo "$1"), $2, 'kernel-patches/config/mmci.config',
+		 'cafecafecafecafecafe', 'gcc 12.2.0', '6.12.117', 1000, 'ok', 0),
+		($5, 'k$5', '/t', '2222222222222222222222222222222222222222', 't',
+		 $1, $3, 'kernel-patches/config/mmci.config',
+		 'cafecafecafecafecafe', 'gcc 12.2.0', '6.12.117+', 1000, 'ok', 0);
+	INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus,
+		ram_mib, nvdimm_mib, backing, qemu_version, libvirt_version,
+		host, initrd, status, started_at) VALUES
+		($4, 'base', $4, '/k', '6.12.117', '/m', 1000, 'fsdax,devdax',
+		 '{"iters":10}', 'tcg', 'icount', 2, 1024, 16384, 'tmpfs',
+		 '7.2.15', '9.0.0', '$HOST', '/i', 'ok', 0),
+		($5, 'new', $5, '/k', '6.12.117+', '/m', 1000, 'fsdax,devdax',
+		 '{"iters":10}', 'tcg', 'icount', 2, 1024, 16384, 'tmpfs',
+		 '7.2.15', '9.0.0', '$HOST', '/i', 'ok', 0);
+	INSERT INTO boots (id, run_id, idx, status, started_at) VALUES
+		($4, $4, 0, 'ok', 0), ($5, $5, 0, 'ok', 0);
+	WITH RECURSIVE it(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM it
+				 WHERE i < 10)
+	INSERT INTO samples (run_id, boot_id, workload, metric, unit,
+			     iteration, value)
+		SELECT $4, $4, 'fsdax', 'rebind_memmap', 'ms', i, 163 FROM it
+		UNION ALL
+		SELECT $5, $5, 'fsdax', 'rebind_memmap', 'ms', i, $6 FROM it
+		UNION ALL
+		SELECT $4, $4, 'devdax', 'rebind_memmap', 'ms', i, 196 FROM it
+		UNION ALL
+		SELECT $5, $5, 'devdax', 'rebind_memmap', 'ms', i, 197 FROM it;
+	EOF
+}
+
+test_expect 'ingest the example series; runs 1 (base) and 2 (patches 1-2)' '
+	"$MMCI" ingest "$EXAMPLE" &&
+	[ "$(sql "SELECT message_id FROM series WHERE id = 1")" = "$COVER" ] &&
+	add_runs 1 0 2 1 2 270 &&
+	"$MMCI" compare 1 2 | grep -q "^fsdax .* worse$"
+'
+
+test_expect 'dry run (the default): an .eml in the outbox, nothing sent' '
+	"$MMCI" report --base 1 --new 2 > out 2> err &&
+	cat out err &&
+	p=$(cat out) && [ -f "$p" ] && case "$p" in "$MMCI_DATA"/outbox/*.eml) ;; *) false;; esac &&
+	cp "$p" dry.eml &&
+	[ "$(nr_received)" = 0 ] &&
+	grep -q "dry run" err &&
+	[ "$(sql "SELECT status || \" \" || kind || \" \" || series_id || \" \" || base_run || \" \" || new_run FROM mails")" = "dry-run series 1 1 2" ] &&
+	[ "$(sql "SELECT path FROM mails")" = "$p" ]
+'
+
+test_expect 'threaded under the cover letter; To the author, Cc its To and Cc' '
+	headers dry.eml > h && cat h &&
+	grep -qx "In-Reply-To: <$COVER>" h &&
+	grep -qx "References: <$COVER>" h &&
+	grep -qx "From: mmci <mmci@localhost>" h &&
+	grep -qx "To: mmci demo <mmci-demo@example.org>" h &&
+	grep -qx "Cc: Andrew Morton <akpm@example.org>, linux-mm@example.org" h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: fsdax.rebind_memmap +65.6% regression" h &&
+	grep -Eqx "Message-ID: <[0-9]{14}\.[0-9]+\.[0-9a-f]{12}\.mmci@localhost>" h &&
+	grep -Eqx "Date: (Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000" h &&
+	grep -qx "MIME-Version: 1.0" h &&
+	grep -qx "Content-Type: text/plain; charset=UTF-8" h &&
+	grep -qx "Content-Transfer-Encoding: 8bit" h &&
+	[ "$(sql "SELECT message_id FROM mails")" = "$(sed -n "s/^Message-ID: <\(.*\)>$/\1/p" h)" ] &&
+	[ "$(sql "SELECT recipients FROM mails")" = "mmci-demo@example.org, akpm@example.org, linux-mm@example.org" ] &&
+	! grep -v "^[A-Za-z-]*: " h | grep -v "^$" &&
+	tr -d "\r" < dry.eml | sed "/^$/q" | awk "length > 78 { print; exit 1 }"
+'
+
+test_expect 'the body: LKP-style text, the table, machine, reproduce, links' '
+	cat dry.eml &&
+	grep -q "^mmci, the kernel CI for Linux mm, noticed a +65.6% regression of fsdax.rebind_memmap on:$" dry.eml &&
+	grep -q "^series: \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init$" dry.eml &&
+	grep -q "^fsdax .* 163.0 .* 270.0 .* +65.64% .* worse$" dry.eml &&
+	grep -q "^devdax .* no significant change" dry.eml &&
+	grep -q "^test machine: $HOST, .*CPU(s)$" dry.eml &&
+	grep -q "^accelerator: tcg, clock: icount" dry.eml &&
+	grep -q "^base: run #1 \"base\": kernel 6.12.117, commit 111111111111$" dry.eml &&
+	grep -q "^new:  run #2 \"new\": kernel 6.12.117+, commit 222222222222, series #1 patches 1-2$" dry.eml &&
+	grep -q "^compiler: gcc 12.2.0$" dry.eml &&
+	grep -q "^| Reported-by: mmci <mmci@localhost>$" dry.eml &&
+	grep -q "^| Closes: http://localhost:8080/compare/1/2$" dry.eml &&
+	grep -q "^        mmci reproduce 2$" dry.eml &&
+	grep -q "^http://localhost:8080/series/1$" dry.eml
+'
+
+test_expect '--url, --from and MMCI_WEB_URL change the links and the sender' '
+	MMCI_WEB_URL=http://ci.example.net/ "$MMCI" report --base 1 --new 2 > out &&
+	grep -q "^http://ci.example.net/compare/1/2$" "$(cat out)" &&
+	"$MMCI" report --base 1 --new 2 --url https://x.example/mmci \
+		--from "CI Bot <ci@example.net>" > out &&
+	grep -q "^https://x.example/mmci/series/1$" "$(cat out)" &&
+	grep -qx "From: CI Bot <ci@example.net>" "$(cat out)" &&
+	grep -Eq "^Message-ID: <.*\.mmci@example\.net>$" "$(cat out)" &&
+	[ "$(nr_received)" = 0 ]
+'
+
+test_expect '--send delivers it to the SMTP server, as written' '
+	"$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
+	cat out err &&
+	[ "$(nr_received)" = 1 ] &&
+	m=$(last_msg) && tr -d "\r" < "$m" > got &&
+	cmp got "$(cat out)" &&
+	env=${m%.eml}.env && cat "$env" &&
+	[ "$(cat "$env")" = "from mmci@localhost
+rcpt mmci-demo@example.org
+rcpt akpm@example.org
+rcpt linux-mm@example.org" ] &&
+	"$PY" "$TRASH/headers.py" "$m" > h && cat h &&
+	grep -qx "In-Reply-To: <$COVER>" h &&
+	[ "$(sql "SELECT status FROM mails ORDER BY id DESC LIMIT 1")" = sent ] &&
+	[ "$(sql "SELECT sent_at IS NOT NULL AND error IS NULL FROM mails ORDER BY id DESC LIMIT 1")" = 1 ]
+'
+
+test_expect 'MMCI_SMTP_URL alone does not send: --send is needed' '
+	n=$(nr_received) &&
+	MMCI_SMTP_URL="$SMTP" "$MMCI" report --base 1 --new 2 > out &&
+	[ "$(nr_received)" = "$n" ] &&
+	MMCI_SMTP_URL="$SMTP" "$MMCI" report --base 1 --new 2 --send > out &&
+	[ "$(nr_received)" = $((n + 1)) ]
+'
+
+test_expect '--send without a server is refused' '
+	{ "$MMCI" report --base 1 --new 2 --send 2> err; [ $? = 129 ]; } &&
+	cat err && grep -q "needs an SMTP server" err
+'
+
+test_expect '--patch 2: threaded under patch 2, References cover then patch' '
+	"$MMCI" report --base 1 --new 2 --patch 2 > out &&
+	headers "$(cat out)" > h && cat h &&
+	grep -qx "In-Reply-To: <$PATCH2>" h &&
+	grep -qx "References: <$COVER> <$PATCH2>" h &&
+	grep -q "^Subject: \[mmci\] \[PATCH 2/2\] mm/mm_init: verify ZONE_DEVICE struct pages after memmap init: fsdax.rebind_memmap +65.6% regression$" h &&
+	grep -q "^patch:  2/2, the patch that moved the numbers$" "$(cat out)"
+'
+
+test_expect 'patches 1 vs 1-2: threaded under patch 2 without --patch' '
+	add_runs 1 1 2 3 4 270 &&
+	"$MMCI" report --base 3 --new 4 > out &&
+	headers "$(cat out)" > h && cat h &&
+	grep -qx "In-Reply-To: <$PATCH2>" h
+'
+
+test_expect 'no change (patch 1 alone): the subject says so, no Reported-by' '
+	"$MMCI" report --base 1 --new 3 > out &&
+	headers "$(cat out)" > h && cat h &&
+	grep -qx "In-Reply-To: <20250303100000.1.mmci-demo@example.org>" h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 1/2\] mm/mm_init: tidy comments around memmap_init_zone_device(): no significant change" h &&
+	! grep -q "Reported-by" "$(cat out)"
+'
+
+test_expect 'nightly: --commit, no threading, --to recipients' '
+	"$MMCI" report --base 1 --new 2 --commit 2222222222222222222222222222222222222222 \
+		--to "Linux MM <linux-mm@example.org>" --send --smtp "$SMTP" > out &&
+	headers "$(cat out)" > h && cat h &&
+	! grep -q "^In-Reply-To" h && ! grep -q "^References" h &&
+	grep -qx "To: Linux MM <linux-mm@example.org>" h &&
+	grep -qx "Subject: \[mmci\] 222222222222: fsdax.rebind_memmap +65.6% regression" h &&
+	[ "$(sql "SELECT kind || \" \" || coalesce(series_id, \"-\") FROM mails ORDER BY id DESC LIMIT 1")" = "nightly -" ] &&
+	grep -qx "rcpt linux-mm@example.org" "$(ls -t "$BOX"/msg-*.env | head -1)" &&
+	! "$MMCI" report --base 1 --new 2 --commit "x; rm" 2> err &&
+	grep -q "is not a commit id" err
+'
+
+# a series whose subject, sender and To hide a CR LF and a Bcc: line in
+# RFC 2047 encoded-words
+b64() { printf "$1" | base64 -w0; }
+cat > "$TRASH/evil.mbox" <<EOF
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+Message-ID: <evil-1@example.org>
+From: =?UTF-8?B?$(b64 'Eve\r\nBcc: victim2@example.com')?= <eve@example.org>
+To: linux-mm@example.org, "=?UTF-8?B?$(b64 'Ok\r\nBcc: victim3@example.com')?=" <ok@example.org>,
+ "bad" <victim4@[127.0.0.1]>, <victim6@exa_mple.org>
+Cc: =?UTF-8?B?$(b64 'Mallory\r\n\r\nbody')?= <mallory@example.org>,
+ =?UTF-8?Q?Marek_Beh=C3=BAn?= <kabel@example.org>
+Date: Mon, 3 Mar 2025 10:00:00 +0000
+Subject: [PATCH] =?UTF-8?B?$(b64 'mm: evil Grüße\r\nBcc: victim@example.com')?=
+
+Evil but harmless.
+
+Signed-off-by: Eve <eve@example.org>
+---
+ mm/evil.c | 1 +
+ 1 file changed, 1 insertion(+)
+
+diff --git a/mm/evil.c b/mm/evil.c
+new file mode 100644
+--- /dev/null
++++ b/mm/evil.c
+@@ -0,0 +1 @@
++/* evil */
+--
+2.39.5
+EOF
+
+test_expect 'header injection from the series: no Bcc, no extra line' '
+	"$MMCI" ingest "$TRASH/evil.mbox" &&
+	sid=$(sql "SELECT id FROM series WHERE message_id = \"evil-1@example.org\"") &&
+	[ -n "$sid" ] &&
+	add_runs $sid 0 1 5 6 270 &&
+	n=$(nr_received) &&
+	"$MMCI" report --base 5 --new 6 --send --smtp "$SMTP" > out 2> err &&
+	cat err && [ "$(nr_received)" = $((n + 1)) ] &&
+	m=$(last_msg) && cat "$m" &&
+	tr -d "\r" < "$m" | sed "/^$/q" > raw &&
+	! grep -i "^bcc" raw && ! grep -i "^body" raw &&
+	"$PY" "$TRASH/headers.py" "$m" > h && cat h &&
+	! grep -i "^addr .*victim" h &&
+	grep -qx "addr To eve@example.org" h &&
+	grep -v "^addr " h | cut -d: -f1 | sort -u | tr "\n" " " > names &&
+	[ "$(cat names)" = "Auto-Submitted Cc Content-Transfer-Encoding Content-Type Date From In-Reply-To MIME-Version Message-ID References Subject To X-Mailer X-mmci-runs " ] &&
+	grep -qx "Subject: \[mmci\] \[PATCH\] mm: evil Grüße.*Bcc: victim@example.com: fsdax.rebind_memmap +65.6% regression" h &&
+	grep -q "^Subject: =?UTF-8?B?" raw &&
+	grep -q "^Cc: .*, Marek Behún <kabel@example.org>$" h &&
+	grep -q "=?UTF-8?B?[A-Za-z0-9+/=]*?= <kabel@example.org>" raw &&
+	grep -q "^To: .*<eve@example.org>$" h &&
+	! grep -i "victim" "${m%.eml}.env" &&
+	grep -qx "rcpt eve@example.org" "${m%.eml}.env" &&
+	grep -qx "rcpt ok@example.org" "${m%.eml}.env" &&
+	grep -qx "rcpt mallory@example.org" "${m%.eml}.env" &&
+	grep -q "leaving out the address" err
+'
+
+test_expect 'raw CR LF in the stored subject (mbox gone): cleaned to one line' '
+	sid=$(sql "SELECT id FROM series WHERE message_id = \"evil-1@example.org\"") &&
+	mv "$TRASH/evil.mbox" "$TRASH/evil.mbox.away" &&
+	sql "UPDATE messages SET subject = \"[PATCH] x\" || char(13) || char(10) || \"Bcc: victim@example.com\" || char(10) || char(10) || \"body\" WHERE message_id = \"evil-1@example.org\"" &&
+	sql "UPDATE series SET author = \"Eve\" || char(13) || char(10) || \"Bcc: victim5@example.com <eve@example.org>\" WHERE id = $sid" &&
+	"$MMCI" report --base 5 --new 6 --send --smtp "$SMTP" > out 2> err &&
+	cat err && grep -q "its mbox is gone" err &&
+	m=$(last_msg) && tr -d "\r" < "$m" | sed "/^$/q" > raw && cat raw &&
+	! grep -i "^bcc" raw && ! grep -i "^body" raw &&
+	grep -q "^Subject: \[mmci\] \[PATCH\] x Bcc: victim@example.com body: fsdax" raw &&
+	"$PY" "$TRASH/headers.py" "$m" > h && cat h &&
+	! grep -i "^bcc" h && ! grep -i "^addr .*victim" h &&
+	grep -qx "addr To eve@example.org" h &&
+	! grep -i "victim" "${m%.eml}.env" &&
+	mv "$TRASH/evil.mbox.away" "$TRASH/evil.mbox"
+'
+
+test_expect 'server refuses RCPT: exit 1, its reply shown, .eml kept, row failed' '
+	echo rcpt > "$BOX/mode" && n=$(nr_received) &&
+	! "$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
+	cat out err &&
+	grep -q "refused the message: RCPT TO:<mmci-demo@example.org>: 550 no" err &&
+	grep -q "the message is kept in" err &&
+	[ -f "$(cat out)" ] && [ "$(nr_received)" = "$n" ] &&
+	[ "$(sql "SELECT status || \" \" || error FROM mails ORDER BY id DESC LIMIT 1")" = "failed RCPT TO:<mmci-demo@example.org>: 550 no" ] &&
+	[ "$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1")" = "$(cat out)" ]
+'
+
+test_expect 'server refuses the DATA: the same' '
+	echo data > "$BOX/mode" && n=$(nr_received) &&
+	! "$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
+	cat out err &&
+	grep -q "refused the message: end of DATA: 550 no" err &&
+	[ -f "$(cat out)" ] && [ "$(nr_received)" = "$n" ] &&
+	[ "$(sql "SELECT status FROM mails ORDER BY id DESC LIMIT 1")" = failed ]
+'
+
+test_expect 'unreachable server (closed port): a clear error, row failed' '
+	rm -f "$BOX/mode" && closed=$(free_port) &&
+	! "$MMCI" report --base 1 --new 2 --send --smtp "smtp://127.0.0.1:$closed" > out 2> err &&
+	cat err &&
+	grep -q "cannot send to SMTP server smtp://127.0.0.1:$closed: Couldn.t connect to server" err &&
+	[ -f "$(cat out)" ] &&
+	[ "$(sql "SELECT status FROM mails ORDER BY id DESC LIMIT 1")" = failed ] &&
+	! "$MMCI" report --base 1 --new 2 --send --smtp "http://127.0.0.1:$PORT/" 2> err &&
+	grep -q "is not an smtp:// or smtps:// URL" err
+'
+
+test_expect '--retry sends the failed ones once the server accepts' '
+	[ "$(sql "SELECT count(*) FROM mails WHERE status = \"failed\"")" = 4 ] &&
+	n=$(nr_received) &&
+	"$MMCI" report --retry --smtp "$SMTP" > out && cat out &&
+	grep -q "retried 4 mail(s): 4 sent, 0 failed" out &&
+	[ "$(nr_received)" = $((n + 4)) ] &&
+	[ "$(sql "SELECT count(*) FROM mails WHERE status = \"failed\"")" = 0 ] &&
+	"$MMCI" report --retry --smtp "$SMTP" | grep -q "retried 0 mail(s)"
+'
+
+test_expect 'bad input: unknown run, bad --from, usage' '
+	! "$MMCI" report --base 1 --new 99 2> err && grep -q "no run #99" err &&
+	! "$MMCI" report --base 1 --new 2 --from "x<y" 2> err &&
+	grep -q "no valid sender address" err &&
+	{ "$MMCI" report --base 1 2> err; [ $? = 129 ]; } &&
+	"$MMCI" report --help | grep -q "^usage: mmci report"
+'
+
+test_done
