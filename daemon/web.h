@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * web.h - read-only web pages over the database, served by libmicrohttpd.
+ *
+ * Pages: / (recent runs, jobs, series, metrics), /run/N, /compare/A/B,
+ * /series/N, /metric/WORKLOAD/METRIC[?variant=V], /style.css. Anything
+ * else is a 404 page, a method other than GET or HEAD a 405.
+ *
+ * The server runs in libmicrohttpd's own threads (one per connection, a
+ * few connections at a time), so a caller's loop only starts and stops it.
+ * Every request opens the database read-only with a busy timeout: a page
+ * never holds a write lock and never blocks the runner (WAL mode). Every
+ * string from the database (subjects and names come from mail) is
+ * HTML-escaped. Plots are SVG drawn by gnuplot (Debian's gnuplot-nox), a
+ * child process per plot with a timeout; without gnuplot a page shows its
+ * numbers and says the plot is missing.
+ */
+#ifndef MMCI_WEB_H
+#define MMCI_WEB_H
+
+struct mmci_config;
+struct web_server;
+
+#define WEB_DEFAULT_LISTEN "127.0.0.1:8080"
+
+/**
+ * web_start() - listen and serve in the background
+ * @cfg: where the database and data directory are; copied, the caller
+ *	may release it afterwards
+ * @listen_addr: "ADDR:PORT" with a numeric IPv4 address or "[IPv6]:PORT";
+ *	NULL means WEB_DEFAULT_LISTEN. Port 0 picks a free port (see
+ *	web_port()).
+ * @out: the running server, for web_stop()
+ *
+ * Return: 0, or -1 after error() (bad address, port in use).
+ */
+int web_start(const struct mmci_config *cfg, const char *listen_addr,
+	      struct web_server **out);
+
+/* the port the server listens on */
+int web_port(const struct web_server *ws);
+
+/* stop serving (waits for the requests in flight) and free @ws; NULL is ok */
+void web_stop(struct web_server *ws);
+
+#endif

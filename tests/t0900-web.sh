@@ -1,0 +1,230 @@
+#!/bin/sh
+# t0900-web: `mmci web` serves the read-only pages, checked in headless
+# Chromium (the DOM it built, a screenshot) and with curl (status codes).
+# Two real runs of the Debian cloud kernel give a console log and a
+# comparison; a series with a hostile subject and sender checks that
+# everything from mail is escaped; bad requests get 404/405 and the server
+# keeps serving.
+. "$(dirname "$0")/lib.sh"
+
+need_libvirt
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || skip_all "chromium is not installed (make setup installs it)"
+command -v curl >/dev/null || skip_all "curl is not installed"
+CHECK="python3 $SRC/tests/web-check.py"
+VARIANT='align%3D2M%2Cmap%3Ddev'
+
+stop_web() {
+	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
+	trap - EXIT
+	return 0
+}
+trap stop_web EXIT
+
+# dom PATH FILE: the DOM Chromium built for http://127.0.0.1:PORT/PATH
+dom() {
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TRASH/chromium" --dump-dom \
+		"http://127.0.0.1:$(cat "$TRASH/port")$1" > "$2" 2> "$2.err"
+}
+
+# code PATH [CURL-OPTIONS]: the HTTP status of a request
+code() {
+	p=$1
+	shift
+	curl -s -o /dev/null -w '%{http_code}' "$@" \
+		"http://127.0.0.1:$(cat "$TRASH/port")$p"
+}
+
+run_small() {
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 2G --iters 4 --map dev "$@"
+}
+
+test_expect 'two short runs of the cloud kernel' '
+	run_small --label web-base > out1 && grep -q "^run #1: ok" out1 &&
+	run_small --label web-new > out2 && grep -q "^run #2: ok" out2
+'
+
+test_expect 'a series with a hostile subject and sender, linked to run 2' '
+	cat > hostile.mbox <<-\EOM &&
+	From mboxrd@z Thu Jan  1 00:00:00 1970
+	From: "Mallory <b>Bold</b>" <mallory@example.org>
+	Subject: [PATCH 0/1] <script>alert(1)</script> & "quotes"
+	Date: Mon, 01 Jan 2024 00:00:00 +0000
+	Message-Id: <cover-xss@example.org>
+
+	A cover letter.
+
+	From mboxrd@z Thu Jan  1 00:00:00 1970
+	From: "Mallory <b>Bold</b>" <mallory@example.org>
+	Subject: [PATCH 1/1] mm: <img src=x onerror=alert(2)> tweak
+	Date: Mon, 01 Jan 2024 00:00:01 +0000
+	Message-Id: <patch-xss@example.org>
+	In-Reply-To: <cover-xss@example.org>
+
+	Signed-off-by: Mallory <mallory@example.org>
+	---
+	 mm/x.c | 1 +
+	 1 file changed, 1 insertion(+)
+
+	diff --git a/mm/x.c b/mm/x.c
+	--- a/mm/x.c
+	+++ b/mm/x.c
+	@@ -1 +1,2 @@
+	 a
+	+b
+	--
+	2.39.2
+
+	EOM
+	"$MMCI" ingest hostile.mbox > out && cat out &&
+	[ "$(sql "SELECT title FROM series WHERE id = 1")" = \
+	  "<script>alert(1)</script> & \"quotes\"" ] &&
+	# as test-series records them: a base build, the series build, the apply
+	sql "INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
+	     series_id, upto, config_fragment, config_hash, status, started_at)
+	     VALUES (1, \"k1\", \"t\", \"aaaa\", \"t1\", NULL, 0, \"f\", \"h\",
+	     \"ok\", 0), (2, \"k2\", \"t\", \"bbbb\", \"t2\", 1, 1, \"f\", \"h\",
+	     \"ok\", 0);
+	     INSERT INTO applies (series_id, base_ref, base_commit, upto,
+	     head_commit, status, created_at) VALUES (1, \"base\", \"aaaa\", 1,
+	     \"bbbb\", \"ok\", 0);
+	     UPDATE runs SET build_id = id;
+	     INSERT INTO jobs (kind, status, created_at, error, series_id) VALUES
+	     (\"series\", \"failed\", 0, \"<script>alert(3)</script>\", 1);"
+'
+
+test_expect 'mmci web starts on a free loopback port' '
+	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
+	  echo $! > web.pid; } &&
+	i=0 &&
+	until grep -q "listening on port" web.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || { cat web.err; exit 1; }
+		sleep 0.1
+	done &&
+	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
+	[ "$(cat port)" -gt 0 ]
+'
+
+test_expect 'curl: pages answer 200, unknown ones 404, POST 405' '
+	for p in / /run/1 /run/2 /compare/1/2 /series/1 /style.css \
+		"/metric/fsdax/rebind_memmap?variant=$VARIANT"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || exit 1
+	done &&
+	for p in /nope /run/999 /run/01 /run/1x "/run/-1" /run/ /compare/1 \
+		/compare/1/999 /series/2 /metric/fsdax/nosuch \
+		"/metric/fsdax/rebind_memmap?variant=nosuch" /metric/a%2Fb/c \
+		"/%3Cscript%3Ealert(1)%3C/script%3E"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
+	done &&
+	[ "$(code / -X POST -d x=1)" = 405 ] &&
+	[ "$(code /run/1 -X DELETE)" = 405 ] &&
+	[ "$(code /run/1 -I)" = 200 ] &&
+	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
+		grep -qi "^content-type: text/css"
+'
+
+test_expect 'chromium: the index lists both runs, the series and the jobs' '
+	dom / index.html &&
+	$CHECK index.html rows:runs:2 href:/run/1 href:/run/2 \
+		cell:runs:web-base cell:runs:web-new href:/series/1 \
+		rows:jobs:1 "cell:jobs:<script>alert(3)</script>" \
+		"href:/metric/fsdax/rebind_memmap?variant=$VARIANT" notag:script
+'
+
+test_expect 'chromium: a run page has provenance, metrics, the console log and the reproduce line' '
+	dom /run/2 run.html &&
+	log=$(sql "SELECT console_log FROM boots WHERE run_id = 2") &&
+	line=$(grep -a -m1 "^mmci-runner: fsdax rebind" "$log" | tr -d "\r") &&
+	echo "$line" &&
+	$CHECK run.html "h1:run #2" "text:reproduce:mmci reproduce 2" \
+		id:provenance cell:provenance:web-new minrows:metrics:4 \
+		rows:boots:1 "text:console-0:$line" href:/compare/1/2 \
+		"cell:provenance:$(sql "SELECT kernel_release FROM runs WHERE id = 2")"
+'
+
+test_expect 'chromium: the compare page has the table, verdicts and a plot' '
+	dom /compare/1/2 cmp.html &&
+	$CHECK cmp.html "h1:run #1 vs run #2" minrows:comparison:4 id:verdict \
+		"text:verdict:verdict:" &&
+	if command -v gnuplot >/dev/null; then
+		$CHECK cmp.html tags:svg:1 id:plot
+	else
+		$CHECK cmp.html id:noplot
+	fi
+'
+
+test_expect 'chromium: the series page shows the hostile subject as text' '
+	dom /series/1 series.html &&
+	$CHECK series.html "h1:<script>alert(1)</script> & \"quotes\"" \
+		notag:script notag:b notag:img rows:patches:1 \
+		"cell:patches:mm: <img src=x onerror=alert(2)> tweak" \
+		"cell:series-info:Mallory <b>Bold</b> <mallory@example.org>" \
+		rows:series-runs:1 href:/compare/1/2 \
+		href:https://lore.kernel.org/r/patch-xss%40example.org
+'
+
+test_expect 'chromium: the metric page has the trend plot and its numbers' '
+	dom "/metric/fsdax/rebind_memmap?variant=$VARIANT" metric.html &&
+	$CHECK metric.html "h1:fsdax rebind_memmap align=2M,map=dev" \
+		href:/run/1 href:/run/2 &&
+	if command -v gnuplot >/dev/null; then
+		$CHECK metric.html tags:svg:1 id:plot tags:path:5
+	else
+		$CHECK metric.html id:noplot
+	fi
+'
+
+test_expect 'chromium: unknown pages get the 404 page, the path escaped' '
+	dom /nope nope.html &&
+	$CHECK nope.html "h1:404" "text:error:no page" &&
+	dom "/<script>alert(4)</script>" xss.html &&
+	$CHECK xss.html "h1:404" "text:error:<script>alert(4)</script>" \
+		notag:script
+'
+
+test_expect 'chromium: a screenshot of the compare page is a PNG' '
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TRASH/chromium" --hide-scrollbars \
+		--screenshot="$TRASH/compare.png" --window-size=1280,1024 \
+		"http://127.0.0.1:$(cat port)/compare/1/2" 2> shot.err &&
+	[ "$(head -c 8 compare.png | od -An -tx1 | tr -d " ")" = \
+	  89504e470d0a1a0a ] &&
+	[ "$(wc -c < compare.png)" -gt 10000 ]
+'
+
+test_expect 'garbage requests do not stop the server' '
+	python3 - "$(cat port)" <<-\EOP &&
+	import socket, sys
+	for req in (b"GARBAGE\r\n\r\n", b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\n\r\n",
+	            b"GET /run/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nabc",
+	            b"\x00\xff\r\n\r\n"):
+	    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+	    s.sendall(req)
+	    s.shutdown(socket.SHUT_WR)
+	    try:
+	        print(s.recv(100)[:40])
+	    except OSError as e:
+	        print(e)
+	    s.close()
+	EOP
+	[ "$(code /)" = 200 ] && [ "$(code /run/1)" = 200 ] &&
+	kill -0 "$(cat web.pid)"
+'
+
+test_expect 'SIGTERM stops mmci web cleanly' '
+	pid=$(cat web.pid) && kill -TERM "$pid" &&
+	i=0 &&
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
+	done &&
+	: > web.pid &&
+	grep -q "stopping" web.err
+'
+
+test_expect 'nothing is left behind: no domain' '
+	no_domains_left
+'
+
+test_done
