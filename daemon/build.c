@@ -7,6 +7,9 @@
  * (DESIGN.md). Kconfig can silently drop an option whose dependencies are
  * not met, so every option of the fragment is checked in the final .config.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -357,6 +360,32 @@ static int lookup_cached(struct db *db, const char *key,
 	return found;
 }
 
+/* the data directory's build lock (flock), waiting for it; -1 on error */
+static int build_lock(const char *kbuild_dir)
+{
+	char *path = xstrfmt("%s/build.lock", kbuild_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		error_errno("cannot open '%s'", path);
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		progress("waiting for another build to finish (%s)", path);
+		while (flock(fd, LOCK_EX) < 0) {
+			if (errno != EINTR) {
+				error_errno("cannot lock '%s'", path);
+				close(fd);
+				free(path);
+				return -1;
+			}
+		}
+	}
+	free(path);
+	return fd;
+}
+
 int build_kernel(const struct mmci_config *cfg, struct db *db,
 		 git_repository *repo, const git_oid *commit,
 		 long long series_id, int upto, const char *fragment_arg,
@@ -372,7 +401,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	struct make_ctx mc;
 	git_oid tree_oid;
 	double t0 = now_s();
-	int ret = -1;
+	int ret = -1, lock_fd = -1;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
@@ -393,9 +422,23 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	}
 
+	/*
+	 * One build at a time per data directory: the worktree and the
+	 * object directory are shared, and a daemon job may build while
+	 * someone runs mmci by hand. The lock dies with its process.
+	 */
+	kb = data_path(cfg, "kbuild");
+	lock_fd = build_lock(kb);
+	if (lock_fd < 0)
+		goto out;
+	if (lookup_cached(db, key, res)) {
+		progress("kernel %.12s: built meanwhile (build #%lld)",
+			 commit_hex, res->id);
+		ret = 0;
+		goto out;
+	}
 	cache = data_path(cfg, "cache");
 	artifacts = xstrfmt("%s/%s", cache, key);
-	kb = data_path(cfg, "kbuild");
 	objdir = xstrfmt("%s/%.12s", kb, frag_hash);
 	log = xstrfmt("%s/build.log", artifacts);
 	if (mkdir_p(artifacts, 0755) < 0 || mkdir_p(objdir, 0755) < 0)
@@ -483,5 +526,7 @@ out:
 	free(log);
 	free(worktree);
 	free(dotconfig);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return ret;
 }

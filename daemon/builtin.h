@@ -15,17 +15,19 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_web(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 /* `mmci ingest tree` (cmd-ingest-tree.c), dispatched by cmd_ingest */
 int cmd_ingest_tree(int argc, char **argv);
 
 /* shared by the commands: load the config and open the database */
 void setup_command(struct mmci_config *cfg, struct db *db);
-/* a positive integer option, or die with the option's name */
-long long parse_count(const char *opt, const char *arg);
-/* "100G", "512M", "2048" (MiB): a size in MiB, or die */
-unsigned long long parse_mib(const char *opt, const char *arg);
 
 #endif

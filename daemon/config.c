@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "strbuf.h"
 #include "util.h"
 
 /*
@@ -106,4 +107,57 @@ char *data_path(const struct mmci_config *cfg, const char *sub)
 char *project_path(const struct mmci_config *cfg, const char *sub)
 {
 	return xstrfmt("%s/%s", cfg->project_dir, sub);
+}
+
+int config_read_env_file(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *line, *next;
+	int n = 0, lineno = 0, ret = -1;
+
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		error_errno("cannot read the settings file '%s'", path);
+		goto out;
+	}
+	for (line = sb.buf; line && *line; line = next) {
+		char *eq, *val, *end;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq || !starts_with(line, "MMCI_")) {
+			error("%s:%d: not a MMCI_NAME=value line", path, lineno);
+			goto out;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		end = val + strlen(val);
+		while (end > val && (end[-1] == ' ' || end[-1] == '\t' ||
+				     end[-1] == '\r'))
+			*--end = '\0';
+		if (end - val >= 2 && *val == '"' && end[-1] == '"') {
+			end[-1] = '\0';
+			val++;
+		}
+		if (strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+		    strlen(line)) {
+			error("%s:%d: bad name '%s'", path, lineno, line);
+			goto out;
+		}
+		if (setenv(line, val, 1) < 0) {
+			error_errno("%s:%d: cannot set %s", path, lineno, line);
+			goto out;
+		}
+		n++;
+	}
+	ret = n;
+out:
+	strbuf_release(&sb);
+	return ret;
 }

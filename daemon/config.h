@@ -26,4 +26,15 @@ char *data_path(const struct mmci_config *cfg, const char *sub);
 /* <project_dir>/<sub>; caller frees */
 char *project_path(const struct mmci_config *cfg, const char *sub);
 
+/*
+ * config_read_env_file - the settings file: "MMCI_NAME=value" lines
+ * (blank lines and "#" comments skipped, value optionally in double
+ * quotes), put into the environment, overriding it. It is the format of
+ * systemd's EnvironmentFile=, so the unit and the daemon read one file,
+ * and every setting has one name on the command line and in the file.
+ * Other names are refused (a typo must not pass unnoticed).
+ * Return: the number of settings, or -1 after error() naming the line.
+ */
+int config_read_env_file(const char *path);
+
 #endif

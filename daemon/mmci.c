@@ -29,10 +29,19 @@ static const struct cmd commands[] = {
 	{ "compare", cmd_compare, "compare two runs, metric by metric" },
 	{ "test-series", cmd_test_series,
 	  "build, run and compare base vs base+series" },
+	{ "daemon", cmd_daemon,
+	  "the service: poll, run jobs, mail reports, serve the pages" },
+	{ "nightly", cmd_nightly,
+	  "measure a new head of the tree against the previous one" },
+	{ "bisect", cmd_bisect,
+	  "find the first commit of GOOD..BAD that moved a metric" },
 	{ "bench", cmd_bench,
 	  "measure which noise setting gives the least spread" },
 	{ "workloads", cmd_workloads, "list the workloads and their metrics" },
 	{ "show", cmd_show, "list runs, builds and series; show one" },
+	{ "report", cmd_report, "write (and send) the report mail of two runs" },
+	{ "web", cmd_web, "serve the result pages over HTTP (read-only)" },
+	{ "history", cmd_history, "a metric over time: steps and drift" },
 };
 
 static void usage(FILE *fp)
@@ -52,34 +61,6 @@ void setup_command(struct mmci_config *cfg, struct db *db)
 	config_load(cfg);
 	if (db_open(db, cfg->db_path) < 0)
 		die("cannot use the database '%s'", cfg->db_path);
-}
-
-long long parse_count(const char *opt, const char *arg)
-{
-	char *end;
-	long long v = strtoll(arg, &end, 10);
-
-	if (*end || v <= 0)
-		die("%s wants a positive number, not '%s'", opt, arg);
-	return v;
-}
-
-unsigned long long parse_mib(const char *opt, const char *arg)
-{
-	unsigned long long v;
-
-	/* a bare number is MiB here, as these options always took it */
-	if (arg[strspn(arg, "0123456789")] == '\0' && *arg) {
-		char *sized = xstrfmt("%sM", arg);
-		int rc = parse_size_mib(sized, &v);
-
-		free(sized);
-		if (rc == 0)
-			return v;
-	}
-	if (parse_size_mib(arg, &v) < 0)
-		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
-	return v;
 }
 
 int main(int argc, char **argv)

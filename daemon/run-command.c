@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ static void child_setup_env(const char **env)
 
 static int start_command_fd(struct child_process *cmd, int out_fd)
 {
+	pid_t parent;
 	int log_fd = -1;
 
 	if (!cmd->argv || !cmd->argv[0])
@@ -49,6 +51,7 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 	fflush(NULL);
 	cmd->timed_out = 0;
 	cmd->start_s = now_s();
+	parent = getpid();
 	cmd->pid = fork();
 	if (cmd->pid < 0) {
 		if (log_fd >= 0)
@@ -59,6 +62,14 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		int null_fd = open("/dev/null", O_RDWR);
 
 		setpgid(0, 0);
+		/*
+		 * A child of a killed mmci must not go on: a make left
+		 * running would race the retried job's make in the same
+		 * object directory. SIGTERM lets make remove half-written
+		 * targets.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
 		if (null_fd >= 0)
 			dup2(null_fd, 0);
@@ -99,6 +110,20 @@ static int decode_status(struct child_process *cmd, int status)
 		return 128 + WTERMSIG(status);
 	return error("unexpected wait status %d for '%s'", status,
 		     cmd->argv[0]);
+}
+
+int poll_command(struct child_process *cmd, int *code)
+{
+	int status;
+	pid_t r = waitpid(cmd->pid, &status, WNOHANG);
+
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return errno == EINTR ? 0 :
+		       error_errno("cannot wait for '%s'", cmd->argv[0]);
+	*code = decode_status(cmd, status);
+	return 1;
 }
 
 int finish_command(struct child_process *cmd)

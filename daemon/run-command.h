@@ -7,7 +7,9 @@
  * child's stdout and stderr are appended to that file (the parent never
  * sees them); otherwise they are inherited. The parent closes nothing of
  * its own. A child that outlives `timeout_s` is killed (SIGKILL to its
- * whole process group) and finish_command() reports it.
+ * whole process group) and finish_command() reports it. Every child gets
+ * SIGTERM when mmci dies (PR_SET_PDEATHSIG): a daemon killed with -9 leaves
+ * no build or job running behind it.
  */
 #ifndef MMCI_RUN_COMMAND_H
 #define MMCI_RUN_COMMAND_H
@@ -33,6 +35,11 @@ int start_command(struct child_process *cmd);
  * was killed, or -1 when it could not be waited for.
  */
 int finish_command(struct child_process *cmd);
+/*
+ * Has the child ended? 0: still running; 1: yes, *code as finish_command()
+ * returns it; -1 after error(). For a loop that must also see signals.
+ */
+int poll_command(struct child_process *cmd, int *code);
 int run_command(struct child_process *cmd);
 /* convenience: run argv in dir, output to log (may be NULL) */
 int run_command_v(const char **argv, const char *dir, const char *log_path);

@@ -17,6 +17,7 @@ PACKAGES="
 	clang libclang-rt-14-dev
 	nginx-light python3 curl
 	libxml2-dev
+	libmicrohttpd-dev chromium python3-aiosmtpd bubblewrap gnuplot-nox
 "
 
 say() { echo "host-setup: $*"; }
