@@ -34,6 +34,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
+#include "attribution.h"
 #include "web.h"
 
 #define WEB_MAX_CONNECTIONS 16
@@ -1399,15 +1400,42 @@ static void series_runs(struct page *pg, long long id)
 }
 
 /*
- * web_series_extra() - HOOK for the per-patch table and claimed vs
- * measured (the cover letter's claims against our numbers). Called after
- * the runs of a series page with the page's read-only database; renders
- * nothing yet. Use h()/td() for anything from the database.
+ * web_series_extra() - the newest finished series job of this series:
+ * the per-patch table (own and cumulative effect of each patch) and the
+ * claims of the mails against the measurement, as the CLI prints them
+ * (attribution.c), escaped in a <pre>.
  */
 static void web_series_extra(struct page *pg, long long series_id)
 {
-	(void)pg;
-	(void)series_id;
+	long long job = db_int(&pg->db, 0, "SELECT id FROM jobs WHERE kind = "
+			       "'series' AND series_id = ? AND status = "
+			       "'done' ORDER BY id DESC LIMIT 1", "i",
+			       series_id);
+	struct attribution a = { 0 };
+	struct run_comparison rc = { 0 };
+	struct strbuf txt = STRBUF_INIT;
+
+	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
+	if (!job) {
+		strbuf_addstr(&pg->out, "<p id=\"no-job\">No finished test of "
+			      "this series yet.</p>\n");
+		return;
+	}
+	if (attribution_load(&pg->db, job, &a) == 0) {
+		attribution_format(&a, &txt);
+		if (compare_runs(&pg->db, a.s[0].run_id, a.s[a.nr - 1].run_id,
+				 &rc) == 0)
+			claims_format(&pg->db, series_id, a.nr > 2 ? &a : NULL,
+				      &rc, &txt);
+	} else {
+		strbuf_addf(&txt, "job #%lld: no comparison\n", job);
+	}
+	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
+	html_esc(&pg->out, txt.buf);
+	strbuf_addstr(&pg->out, "</pre>\n");
+	strbuf_release(&txt);
+	attribution_release(&a);
+	run_comparison_release(&rc);
 }
 
 static void page_series(struct page *pg, long long id)
