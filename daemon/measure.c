@@ -152,10 +152,30 @@ int measure_compare(struct measure *m, struct measure_pair p,
 			    out);
 }
 
+/*
+ * Could @max_boots boots a side ever decide @mc? Units grow with boots
+ * (one per boot, or a boot's samples in icount mode); when even that many
+ * cannot reach the rank test's alpha, more boots are wasted (icount's
+ * once-per-boot first bind: 4 vs 4 is at best p = 0.029).
+ */
+static int reachable(const struct metric_comparison *mc, int max_boots)
+{
+	struct compare_opts def = COMPARE_OPTS_INIT;
+	size_t nb = mc->c.base.n, nn = mc->c.new.n;
+
+	if (mc->base_boots > 0)
+		nb = nb * max_boots / mc->base_boots;
+	if (mc->new_boots > 0)
+		nn = nn * max_boots / mc->new_boots;
+	if (nb < 2 || nn < 2)
+		return max_boots > mc->base_boots || max_boots > mc->new_boots;
+	return mann_whitney_min_p(nb, nn) < def.alpha;
+}
+
 /* is any metric of interest of this pair ambiguous? its name in *what */
 static int pair_ambiguous(struct measure *m, struct measure_pair p,
 			  const char *workload, const char *metric,
-			  char **what)
+			  int max_boots, char **what)
 {
 	struct run_comparison rc;
 	size_t i;
@@ -171,6 +191,8 @@ static int pair_ambiguous(struct measure *m, struct measure_pair p,
 		if (metric && strcmp(mc->metric, metric))
 			continue;
 		if (!mc->c.ambiguous)
+			continue;
+		if (!reachable(mc, max_boots))
 			continue;
 		amb = 1;
 		*what = xstrfmt("%s %s%s%s: %s", mc->workload,
@@ -201,7 +223,8 @@ int measure_adapt(struct measure *m, const struct measure_pair *pairs,
 			if (m->k[p.base].boots >= max_boots &&
 			    m->k[p.new].boots >= max_boots)
 				continue;
-			if (!pair_ambiguous(m, p, workload, metric, &what))
+			if (!pair_ambiguous(m, p, workload, metric, max_boots,
+					    &what))
 				continue;
 			progress("ambiguous, %s vs %s: %s", m->k[p.base].label,
 				 m->k[p.new].label, what);
