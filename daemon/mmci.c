@@ -27,6 +27,8 @@ static const struct cmd commands[] = {
 	{ "build", cmd_build, "build a kernel (cached by tree, config, compiler)" },
 	{ "run", cmd_run, "boot a kernel and time the workloads" },
 	{ "compare", cmd_compare, "compare two runs, metric by metric" },
+	{ "reproduce", cmd_reproduce,
+	  "run a stored run again: same kernel, VM, workloads; compare" },
 	{ "test-series", cmd_test_series,
 	  "build, run and compare base vs base+series" },
 	{ "daemon", cmd_daemon,
