@@ -18,6 +18,7 @@ int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

@@ -44,6 +44,8 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, "write (and send) the report mail of two runs" },
 	{ "web", cmd_web, "serve the result pages over HTTP (read-only)" },
 	{ "history", cmd_history, "a metric over time: steps and drift" },
+	{ "export", cmd_export,
+	  "builds and results as KCIDB JSON, for KernelCI" },
 };
 
 static void usage(FILE *fp)

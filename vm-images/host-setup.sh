@@ -17,7 +17,7 @@ PACKAGES="
 	clang libclang-rt-14-dev
 	nginx-light python3 curl
 	libxml2-dev
-	libmicrohttpd-dev chromium python3-aiosmtpd bubblewrap gnuplot-nox
+	libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox
 "
 
 say() { echo "host-setup: $*"; }

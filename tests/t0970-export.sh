@@ -1,0 +1,670 @@
+#!/bin/sh
+# t0970-export: `mmci export kcidb`, builds and results as KCIDB JSON for
+# KernelCI. A real series is ingested from an mbox written here (quotes,
+# backslashes, an encoded Latin-1 word and a raw byte that is not UTF-8 in
+# its subject); the tree head, applies, builds, runs, boots, samples,
+# guest errors and a finished job are inserted with sqlite3 (booting a
+# kernel is too slow for this test). The output is checked by a validator
+# written from KCIDB I/O schema v5.3 (kernelci/kcidb-io,
+# kcidb_io/schema/v05_03.py): required fields, id and path patterns,
+# enums, types, no null, RFC 3339 times, references between objects; with
+# python3-jsonschema also against a JSON schema subset of that file. The
+# validator is shown to reject broken exports.
+. "$(dirname "$0")/lib.sh"
+MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
+
+PY=$(command -v python3) || skip_all "python3 checks the export"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 inserts the fixture"
+
+T0=1735689600				# 2025-01-01T00:00:00+00:00
+BASE=ba5e000000000000000000000000000000000001
+OTHER=0123456789abcdef0123456789abcdef01234567
+H1=1111111111111111111111111111111111111111
+H2=2222222222222222222222222222222222222222
+
+# the series: a cover letter and two patches; the diffs are also kept as
+# files, to hash them the way KCIDB documents it
+mkdir -p patches
+cat > patches/0001.patch <<'EOF'
+diff --git a/mm/a.c b/mm/a.c
+--- a/mm/a.c
++++ b/mm/a.c
+@@ -1 +1,2 @@
+ a
++b "quoted" \ backslash
+EOF
+cat > patches/0002.patch <<'EOF'
+diff --git a/mm/b.c b/mm/b.c
+--- a/mm/b.c
++++ b/mm/b.c
+@@ -1 +1 @@
+-c
++d
+EOF
+{
+	printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
+	printf 'From: Ann Author <ann@example.org>\n'
+	printf 'Subject: [PATCH 0/2] mm: "quoted" \\back\\slash =?iso-8859-1?q?caf=E9?= \377 end\n'
+	printf 'Date: Wed, 01 Jan 2025 00:00:00 +0000\n'
+	printf 'Message-ID: <cover-0970@example.org>\n\n'
+	printf 'The cover letter.\n\nbase-commit: %s\n-- \n2.39.5\n\n' "$BASE"
+	for i in 1 2; do
+		printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
+		printf 'From: Ann Author <ann@example.org>\n'
+		printf 'Subject: [PATCH %d/2] mm: change %d\n' $i $i
+		printf 'Date: Wed, 01 Jan 2025 00:00:0%d +0000\n' $i
+		printf 'Message-ID: <patch%d-0970@example.org>\n' $i
+		printf 'In-Reply-To: <cover-0970@example.org>\n\n'
+		printf 'Change %d.\n\nSigned-off-by: Ann Author <ann@example.org>\n---\n' $i
+		printf ' mm/x.c | 1 +\n 1 file changed\n\n'
+		cat patches/000$i.patch
+		printf -- '-- \n2.39.5\n\n'
+	done
+} > series.mbox
+
+# label, compiler, error and guest message with quotes, a backslash,
+# control characters, a byte that is not UTF-8 and U+2028
+HOSTILE="'a\"b\\c' || char(1) || char(27) || CAST(X'FF' AS TEXT) || 'é' || char(8232)"
+HOSTILE_JSON='"a\"b\\c\u0001\u001b\ufffd\u00e9\u2028"'
+
+D=$MMCI_DATA
+fixture() {
+	cat <<-EOF
+	BEGIN;
+	INSERT INTO heads (id, remote, url, branch, ref, commit_id, kind,
+		nr_commits, fetched_at) VALUES (1, 'mm',
+		'https://git.kernel.org/pub/scm/linux/kernel/git/akpm/mm.git',
+		'mm-new', 'refs/remotes/mm/mm-new', '$BASE', 'initial', 1, $T0);
+	INSERT INTO applies (id, series_id, base_ref, base_commit, upto,
+		head_commit, status, error, created_at) VALUES
+		(1, 1, 'mm/mm-new', '$BASE', 2, '$H2', 'ok', NULL, $T0 + 10),
+		(2, 1, 'v6.12', '$OTHER', 2, NULL, 'failed',
+		 'patch 2/2 "mm: change 2" does not apply', $T0 + 20);
+	INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
+		series_id, upto, config_fragment, config_hash, dotconfig_hash,
+		compiler, kernel_release, hz, status, artifacts, log_path, error,
+		started_at, duration_s) VALUES
+		(1, 'k1', '/t', '$BASE', 't1', NULL, 0,
+		 '/p/kernel-patches/config/mmci.config', 'c0', 'd1',
+		 'gcc (Debian 12.2.0-14) 12.2.0', '6.12.0', 1000, 'ok',
+		 '$D/cache/k1', '$D/cache/k1/build.log', NULL, $T0 + 100, 600.5),
+		(2, 'k2', '/t', '$H2', 't2', 1, 2,
+		 '/p/kernel-patches/config/mmci.config', 'c0', 'd2', $HOSTILE,
+		 '6.12.0+', 1000, 'ok', '$D/cache/k2', '$D/cache/k2/build.log',
+		 NULL, $T0 + 200, 60),
+		(3, 'k3', '/t', '$H1', 't3', 1, 1,
+		 '/p/kernel-patches/config/mmci.config', 'c0', NULL,
+		 'gcc', NULL, NULL, 'failed', '$D/cache/k3',
+		 '$D/cache/k3/build.log', 'mm/a.c:1: error: "boom" \\ ' || $HOSTILE,
+		 $T0 + 300, 30),
+		(4, 'k4', '/t', '$BASE', 't4', NULL, 0,
+		 '/p/kernel-patches/config/mmci.config', 'c0', NULL, 'gcc',
+		 NULL, NULL, 'building', NULL, NULL, NULL, $T0 + 400, NULL);
+	INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus, ram_mib,
+		nvdimm_mib, backing, qemu_version, libvirt_version, host, initrd,
+		status, error, started_at, ended_at, job_id) VALUES
+		(1, 'base', 1, '/k', '6.12.0', '/m', 1000, 'fsdax,devdax,kmem',
+		 '{"iters":10}', 'tcg', 'icount', 1, 1280, 4096, 'tmpfs', '7.2.15',
+		 '9.0.0', 'hostA', '/i', 'ok', NULL, $T0 + 1000, $T0 + 1100, 1),
+		(2, $HOSTILE, 2, '/k', '6.12.0+', '/m', 1000, 'fsdax,devdax',
+		 '{"iters":10}', 'tcg', 'icount', 1, 1280, 4096, 'tmpfs', '7.2.15',
+		 '9.0.0', 'hostA', '/i', 'ok', NULL, $T0 + 2000, $T0 + 2100, 1),
+		(3, 'broken', 2, '/k', '6.12.0+', '/m', 1000, 'fsdax', '{}',
+		 'kvm', 'wall', 2, 1280, 4096, 'tmpfs', NULL, NULL, 'hostA', '/i',
+		 'failed', 'all 2 boot(s) failed', $T0 + 3000, $T0 + 3100, NULL),
+		(4, 'prebuilt', NULL, '/boot/vmlinuz', '6.1.0-cloud', '/m', 250,
+		 'fsdax', '{}', 'tcg', 'icount', 1, 1280, 4096, 'tmpfs', NULL, NULL,
+		 'hostA', '/i', 'ok', NULL, $T0 + 4000, $T0 + 4100, NULL),
+		(5, 'wall', 1, '/k', '6.12.0', '/m', 1000, 'vmap',
+		 '{"pin":true}', 'kvm', 'wall', 2, 1280, 4096, 'disk', '7.2.15',
+		 '9.0.0', 'hostB', '/i', 'ok', NULL, $T0 + 5000, $T0 + 5100, NULL),
+		(6, 'busy', 1, '/k', '6.12.0', '/m', 1000, 'fsdax', '{}', 'tcg',
+		 'icount', 1, 1280, 4096, 'tmpfs', NULL, NULL, 'hostA', '/i',
+		 'running', NULL, $T0 + 6000, NULL, NULL);
+	INSERT INTO boots (id, run_id, idx, status, end_kind, console_log,
+		results_log, error, started_at, duration_s) VALUES
+		(11, 1, 0, 'ok', 'poweroff', '$D/runs/1/boot0-console.log',
+		 '$D/runs/1/boot0-results.jsonl', NULL, $T0 + 1001, 40),
+		(12, 1, 1, 'ok', 'poweroff', '$D/runs/1/boot1-console.log',
+		 '$D/runs/1/boot1-results.jsonl', NULL, $T0 + 1050, 40),
+		(21, 2, 0, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 2001, 40),
+		(22, 2, 1, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 2050, 40),
+		(31, 3, 0, 'failed', 'crashed', NULL, NULL,
+		 'the guest crashed: Kernel panic - not syncing', $T0 + 3001, 5),
+		(32, 3, 1, 'failed', 'start-failed', NULL, NULL,
+		 'cannot start the domain', $T0 + 3050, 1),
+		(41, 4, 0, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 4001, 40),
+		(51, 5, 0, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 5001, 20),
+		(52, 5, 1, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 5021, 20),
+		(53, 5, 2, 'ok', 'poweroff', NULL, NULL, NULL, $T0 + 5041, 20),
+		(54, 5, 3, 'failed', 'timeout', NULL, NULL, 'timed out',
+		 $T0 + 5061, 20),
+		(61, 6, 0, 'running', NULL, NULL, NULL, NULL, $T0 + 6001, NULL);
+	WITH RECURSIVE it(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM it
+				 WHERE i < 10)
+	INSERT INTO samples (run_id, boot_id, workload, variant, metric, unit,
+			     iteration, value)
+		SELECT 1, b, 'fsdax', 'align=2M,map=dev', 'rebind_memmap', 'ms',
+		       i, 1012 FROM it, (SELECT 11 AS b UNION SELECT 12)
+		UNION ALL
+		SELECT 2, b, 'fsdax', 'align=2M,map=dev', 'rebind_memmap', 'ms',
+		       i, 1684 FROM it, (SELECT 21 AS b UNION SELECT 22)
+		UNION ALL
+		SELECT 1, b, 'devdax', 'align=4K,map=mem', 'rebind_memmap', 'ms',
+		       i, 196 FROM it, (SELECT 11 AS b UNION SELECT 12)
+		UNION ALL
+		SELECT 2, b, 'devdax', 'align=4K,map=mem', 'rebind_memmap', 'ms',
+		       i, 197 FROM it, (SELECT 21 AS b UNION SELECT 22)
+		UNION ALL
+		SELECT 4, 41, 'fsdax', 'align=2M,map=dev', 'rebind_memmap', 'ms',
+		       i, 900 FROM it;
+	-- wall clock: boot medians 11, 21.5 and 6, so the run's value is 11
+	-- (all samples pooled would give 16); the failed boot never counts
+	INSERT INTO samples (run_id, boot_id, workload, variant, metric, unit,
+			     iteration, value) VALUES
+		(5, 51, 'vmap', '', 'vmap_100m_order8', 'us', 0, 10),
+		(5, 51, 'vmap', '', 'vmap_100m_order8', 'us', 1, 11),
+		(5, 51, 'vmap', '', 'vmap_100m_order8', 'us', 2, 12),
+		(5, 52, 'vmap', '', 'vmap_100m_order8', 'us', 0, 20),
+		(5, 52, 'vmap', '', 'vmap_100m_order8', 'us', 1, 21),
+		(5, 52, 'vmap', '', 'vmap_100m_order8', 'us', 2, 22),
+		(5, 52, 'vmap', '', 'vmap_100m_order8', 'us', 3, 23),
+		(5, 53, 'vmap', '', 'vmap_100m_order8', 'us', 0, 5),
+		(5, 53, 'vmap', '', 'vmap_100m_order8', 'us', 1, 6),
+		(5, 53, 'vmap', '', 'vmap_100m_order8', 'us', 2, 100),
+		(5, 54, 'vmap', '', 'vmap_100m_order8', 'us', 0, 9999);
+	INSERT INTO events (run_id, boot_id, workload, variant, kind, key,
+		message) VALUES
+		(1, 11, 'kmem', 'online=online', 'error', 'driver',
+		 'no dax_kmem driver'),
+		(1, 12, 'kmem', NULL, 'error', 'driver', $HOSTILE),
+		(1, 11, 'fsdax', NULL, 'info', 'x', 'just information');
+	INSERT INTO jobs (id, kind, status, created_at, series_id, result)
+		VALUES (1, 'series', 'done', $T0, 1, '{"base_run":1,"new_run":2,'
+		|| '"worse":1,"better":0,"extra_rounds":0}');
+	COMMIT;
+	EOF
+}
+
+# The validator: the rules of KCIDB I/O schema v5.3, as written in
+# kernelci/kcidb-io kcidb_io/schema/v05_03.py (patterns of v03_00 and
+# v05_00, which it inherits). Exits 1 naming the first broken rule.
+cat > check.py <<'EOF'
+import datetime, json, os, re, sys
+
+ORIGIN = r"[a-z0-9_]+"
+ID_RE = re.compile(r"^" + ORIGIN + r":[^\0]*$")
+PATH_RE = re.compile(r"^([a-zA-Z0-9_-]+(\.[a-zA-Z0-9_-]+)*)?$")
+STATUS = ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]
+TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$")
+STR = {"type": "string", "pattern": "^[^\\0]*$"}
+TIME = {"type": "string", "format": "date-time"}
+URI = {"type": "string", "format": "uri"}
+RESOURCES = {"type": "array", "items": {
+    "type": "object", "additionalProperties": False,
+    "required": ["name", "url"],
+    "properties": {"name": {"type": "string", "pattern": "^[^/\\0]+$"},
+                   "url": URI}}}
+IDP = {"type": "string", "pattern": "^" + ORIGIN + ":[^\\0]*$"}
+EXCERPT = {"type": "string", "maxLength": 16384, "pattern": "^[^\\0]*$"}
+MISC = {"type": "object"}
+# the JSON schema subset: v05_03.py's "checkout", "build" and "test"
+SCHEMA = {
+    "type": "object", "additionalProperties": False, "required": ["version"],
+    "properties": {
+        "version": {"type": "object", "additionalProperties": False,
+                    "required": ["major"],
+                    "properties": {"major": {"type": "integer", "const": 5},
+                                   "minor": {"type": "integer", "minimum": 0,
+                                             "maximum": 3}}},
+        "checkouts": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["id", "origin"],
+            "properties": {
+                "_timestamp": TIME, "id": IDP,
+                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
+                "tree_name": STR,
+                "git_repository_url": dict(URI, pattern="^https://[^\\0]*$"),
+                "git_commit_hash": {"type": "string",
+                                    "pattern": "^[0-9a-f]{40}$"},
+                "git_commit_name": STR, "git_commit_message": STR,
+                "git_commit_tags": {"type": "array", "items": STR},
+                "git_repository_branch": STR,
+                "git_repository_branch_tip": {"type": "boolean"},
+                "patchset_files": RESOURCES,
+                "patchset_hash": {"type": "string",
+                                  "pattern": "^$|^[0-9a-f]{64}$"},
+                "message_id": {"type": "string", "format": "email"},
+                "comment": STR, "start_time": TIME,
+                "origin_builds_finish_time": TIME,
+                "origin_tests_finish_time": TIME,
+                "log_url": URI, "log_excerpt": EXCERPT,
+                "valid": {"type": "boolean"}, "misc": MISC}}},
+        "builds": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["checkout_id", "id", "origin"],
+            "properties": {
+                "_timestamp": TIME, "checkout_id": IDP, "id": IDP,
+                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
+                "comment": STR, "start_time": TIME,
+                "duration": {"type": "number"},
+                "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
+                "command": STR, "compiler": STR,
+                "input_files": RESOURCES, "output_files": RESOURCES,
+                "config_name": STR, "config_url": URI, "log_url": URI,
+                "log_excerpt": EXCERPT,
+                "status": {"type": "string", "enum": STATUS}, "misc": MISC}}},
+        "tests": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["build_id", "id", "origin"],
+            "properties": {
+                "_timestamp": TIME, "build_id": IDP, "id": IDP,
+                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
+                "environment": {
+                    "type": "object", "additionalProperties": False,
+                    "properties": {
+                        "compatible": {"type": "array", "items": {
+                            "type": "string",
+                            "pattern": "^[^ \\0]+(,[^ \\0]+)*$"}},
+                        "comment": STR, "misc": MISC}},
+                "path": {"type": "string", "pattern": PATH_RE.pattern},
+                "comment": STR, "log_url": URI, "log_excerpt": EXCERPT,
+                "status": {"type": "string", "enum": STATUS},
+                "number": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["value"],
+                    "properties": {
+                        "value": {"type": "number"}, "unit": STR,
+                        "prefix": {"type": "string",
+                                   "enum": ["metric", "binary"]}}},
+                "start_time": TIME, "duration": {"type": "number"},
+                "input_files": RESOURCES, "output_files": RESOURCES,
+                "misc": MISC}}},
+    },
+}
+
+
+def fail(msg):
+    print("kcidb-check: " + msg)
+    sys.exit(1)
+
+
+def no_dup_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        fail("duplicate key in %r" % keys)
+    return dict(pairs)
+
+
+def bad_constant(c):
+    fail("%s is not JSON" % c)
+
+
+def walk(v, where):
+    """no null anywhere, no NUL in a string, no bool where a number is"""
+    if v is None:
+        fail("null at " + where)
+    if isinstance(v, str) and "\0" in v:
+        fail("NUL in a string at " + where)
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(x, where + "." + k)
+    if isinstance(v, list):
+        for i, x in enumerate(v):
+            walk(x, "%s[%d]" % (where, i))
+
+
+def check_by_hand(d):
+    """the same rules without jsonschema, so they hold where it is missing"""
+    top = SCHEMA["properties"]
+    if set(d) - set(top):
+        fail("unknown top-level keys %s" % (set(d) - set(top)))
+    if d["version"] != {"major": 5, "minor": 3}:
+        fail("version is %r" % d["version"])
+    for kind in ("checkouts", "builds", "tests"):
+        spec = top[kind]["items"]
+        ids = set()
+        for o in d.get(kind, []):
+            if not isinstance(o, dict):
+                fail("%s: not an object" % kind)
+            for k in spec["required"]:
+                if k not in o:
+                    fail("%s %s lacks %s" % (kind, o.get("id"), k))
+            for k in o:
+                if k not in spec["properties"]:
+                    fail("%s %s: unknown property %s" % (kind, o["id"], k))
+            if not re.match("^" + ORIGIN + "$", o["origin"]):
+                fail("bad origin %r" % o["origin"])
+            for k in ("id", "checkout_id", "build_id"):
+                if k in o and not (ID_RE.match(o[k]) and
+                                   o[k].startswith(o["origin"] + ":")):
+                    fail("%s: bad %s %r" % (kind, k, o[k]))
+            if o["id"] in ids:
+                fail("%s: id %s twice" % (kind, o["id"]))
+            ids.add(o["id"])
+            for k, v in o.items():
+                p = spec["properties"][k]
+                if p.get("format") == "date-time":
+                    if not TIME_RE.match(v):
+                        fail("%s %s: %s %r is not RFC 3339 UTC" %
+                             (kind, o["id"], k, v))
+                    datetime.datetime.fromisoformat(v)
+                if p.get("format") == "uri" and not re.match(
+                        r"^[a-z][a-z0-9+.-]*://[^\s]+$", v):
+                    fail("%s %s: %s %r is not a URL" % (kind, o["id"], k, v))
+                if p.get("type") == "string" and not isinstance(v, str):
+                    fail("%s %s: %s is not a string" % (kind, o["id"], k))
+                if "pattern" in p and not re.match(p["pattern"], v):
+                    fail("%s %s: %s %r does not match %s" %
+                         (kind, o["id"], k, v, p["pattern"]))
+                if "enum" in p and v not in p["enum"]:
+                    fail("%s %s: %s %r not in %s" %
+                         (kind, o["id"], k, v, p["enum"]))
+                if p.get("type") == "boolean" and not isinstance(v, bool):
+                    fail("%s %s: %s is not a boolean" % (kind, o["id"], k))
+                if p.get("type") == "number" and (
+                        isinstance(v, bool) or
+                        not isinstance(v, (int, float))):
+                    fail("%s %s: %s is not a number" % (kind, o["id"], k))
+                if p.get("type") == "object" and not isinstance(v, dict):
+                    fail("%s %s: %s is not an object" % (kind, o["id"], k))
+                if k == "log_excerpt" and len(v) > 16384:
+                    fail("%s %s: log_excerpt too long" % (kind, o["id"]))
+                if k.endswith("_files"):
+                    for f in v:
+                        if set(f) != {"name", "url"} or "/" in f["name"]:
+                            fail("%s %s: bad file %r" % (kind, o["id"], f))
+            if "number" in o:
+                n = o["number"]
+                if set(n) - {"value", "unit", "prefix"} or "value" not in n \
+                        or isinstance(n["value"], bool) \
+                        or not isinstance(n["value"], (int, float)):
+                    fail("test %s: bad number %r" % (o["id"], n))
+            if "environment" in o and \
+                    set(o["environment"]) - {"comment", "misc", "compatible"}:
+                fail("test %s: bad environment" % o["id"])
+            if "message_id" in o and o["message_id"].count("@") != 1:
+                fail("checkout %s: bad message_id" % o["id"])
+    checkouts = {c["id"] for c in d.get("checkouts", [])}
+    builds = {b["id"] for b in d.get("builds", [])}
+    for b in d.get("builds", []):
+        if b["checkout_id"] not in checkouts:
+            fail("build %s: no checkout %s" % (b["id"], b["checkout_id"]))
+    for t in d.get("tests", []):
+        if t["build_id"] not in builds:
+            fail("test %s: no build %s" % (t["id"], t["build_id"]))
+
+
+text = open(sys.argv[1], encoding="utf-8", errors="strict").read()
+d = json.loads(text, object_pairs_hook=no_dup_keys,
+               parse_constant=bad_constant)
+if not isinstance(d, dict) or "version" not in d:
+    fail("not a KCIDB report")
+if not os.environ.get("SCHEMA_ONLY"):	# else: does the schema see it?
+    walk(d, "$")
+    check_by_hand(d)
+try:
+    import jsonschema
+except ImportError:
+    if os.environ.get("SCHEMA_ONLY"):
+        fail("no jsonschema")
+    print("kcidb-check: ok (jsonschema missing: by hand only)")
+    sys.exit(0)
+v = jsonschema.Draft7Validator(
+    SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+errors = sorted(v.iter_errors(d), key=lambda e: list(e.path))
+if errors:
+    fail("schema: %s at %s" % (errors[0].message, list(errors[0].path)))
+print("kcidb-check: ok (by hand and jsonschema %s)" % "Draft 7")
+EOF
+CHECK="$PY $TRASH/check.py"
+
+# py EXPR...: run python with the export as d, tests by path as T(path)
+cat > q.py <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def T(path, run=None):
+    return [t for t in d["tests"] if t.get("path") == path and
+            (run is None or t["misc"]["run_id"] == run)]
+def B(n):
+    return [b for b in d["builds"] if b["misc"]["build_id"] == n]
+def C(cid):
+    return [c for c in d["checkouts"] if c["id"] == cid]
+exec(sys.stdin.read())
+EOF
+q() { "$PY" "$TRASH/q.py" "${2:-out.json}" <<-EOF
+	$1
+	EOF
+}
+
+test_expect 'the database: a real series ingested, the rest inserted' '
+	"$MMCI" init --no-tree &&
+	"$MMCI" ingest series.mbox &&
+	[ "$(sql "SELECT total FROM series WHERE id = 1")" = 2 ] &&
+	fixture > fixture.sql && sqlite3 -bail "$MMCI_DB" < fixture.sql &&
+	[ "$(sql "SELECT count(*) FROM samples")" = 101 ]
+'
+
+test_expect 'export kcidb writes JSON that follows KCIDB v5.3' '
+	"$MMCI" export kcidb > out.json 2> err && cat err &&
+	$CHECK out.json &&
+	q "assert len(d[\"checkouts\"]) == 4, d[\"checkouts\"]
+assert len(d[\"builds\"]) == 4
+assert all(t[\"origin\"] == \"mmci\" for t in d[\"tests\"])"
+'
+
+# mutations of a good export, each breaking one rule; "S" marks those the
+# JSON schema subset alone must catch too (references and duplicate ids
+# are beyond a JSON schema)
+cat > broken.txt <<'EOF'
+H d["tests"][0]["build_id"] = "mmci:no-such-build"
+H d["builds"][0]["checkout_id"] = "mmci:nowhere"
+H d["tests"].append(dict(d["tests"][0]))
+S d["tests"][0]["status"] = "OK"
+S d["tests"][0]["path"] = "mmci.fsdax.align=2M"
+S d["tests"][0]["origin"] = "MMCI"
+S d["tests"][0]["id"] = "no-origin"
+S d["tests"][0]["number"] = {"value": 1, "unit": None}
+S d["tests"][0]["number"] = {"val": 1}
+S d["tests"][0]["environment"]["host"] = "x"
+S d["checkouts"][0]["patchset_hash"] = "abc"
+S d["checkouts"][0]["git_commit_hash"] = "ABC"
+S d["builds"][0]["architecture"] = "x86-64"
+S d["builds"][0]["valid"] = True
+S d["builds"][0]["duration"] = "600"
+S del d["builds"][0]["checkout_id"]
+S d["version"]["minor"] = 4
+EOF
+if "$PY" -c "import jsonschema, rfc3339_validator" 2>/dev/null; then
+	echo 'S d["checkouts"][0]["start_time"] = "2025-01-01 00:00:00"' >> broken.txt
+	HAVE_SCHEMA=1
+else
+	say "no python3 jsonschema (with rfc3339-validator): the checks run by hand only"
+	HAVE_SCHEMA=
+fi
+
+test_expect 'the validator rejects broken exports (so the checks can fail)' '
+	while read -r kind broken; do
+		q "$broken
+json.dump(d, open(\"broken.json\", \"w\"))" &&
+		if $CHECK broken.json > why; then
+			echo "accepted: $broken"; exit 1
+		fi
+		cat why
+		[ "$kind" = S ] && [ -n "$HAVE_SCHEMA" ] || continue
+		if SCHEMA_ONLY=1 $CHECK broken.json > why; then
+			echo "the schema accepted: $broken"; exit 1
+		fi
+		cat why
+	done < broken.txt
+'
+
+test_expect 'checkouts: the tree commit, base + patches (KCIDB patchset_hash), a failed apply' '
+	h1=$(cd patches && sha256sum 0001.patch | cut -c-64 | sha256sum | cut -c-64) &&
+	h2=$(cd patches && sha256sum *.patch | cut -c-64 | sha256sum | cut -c-64) &&
+	q "tree = C(\"mmci:$BASE\")[0]
+assert tree[\"patchset_hash\"] == \"\" and tree[\"valid\"] is True, tree
+assert tree[\"git_commit_hash\"] == \"$BASE\"
+assert tree[\"git_repository_url\"] == \"https://git.kernel.org/pub/scm/linux/kernel/git/akpm/mm.git\"
+assert tree[\"git_repository_branch\"] == \"mm-new\" and tree[\"tree_name\"] == \"mm\"
+assert tree[\"start_time\"] == \"2025-01-01T00:00:00.000000+00:00\", tree
+s2 = C(\"mmci:$BASE+$h2\")[0]
+assert s2[\"patchset_hash\"] == \"$h2\" and s2[\"valid\"] is True
+assert s2[\"git_commit_hash\"] == \"$BASE\" and s2[\"message_id\"] == \"cover-0970@example.org\"
+assert s2[\"start_time\"] == \"2025-01-01T00:00:10.000000+00:00\"
+assert s2[\"misc\"][\"series_id\"] == 1 and s2[\"misc\"][\"patches\"] == 2
+assert \"patchset_files\" not in s2   # a local mbox has no public URL
+s1 = C(\"mmci:$BASE+$h1\")[0]
+assert s1[\"patchset_hash\"] == \"$h1\" and s1[\"comment\"].endswith(\" (patches 1-1 of 2)\"), s1
+bad = C(\"mmci:$OTHER+$h2\")[0]
+assert bad[\"valid\"] is False and \"does not apply\" in bad[\"log_excerpt\"], bad"
+'
+
+test_expect 'a series whose mails are gone: no patchset_hash, a warning, still valid' '
+	mv series.mbox series.mbox.away &&
+	"$MMCI" export kcidb > gone.json 2> err; rc=$?
+	mv series.mbox.away series.mbox && cat err && [ $rc = 0 ] &&
+	grep -q "warning: series #1: its mails cannot be read again" err &&
+	$CHECK gone.json &&
+	q "s = [c for c in d[\"checkouts\"] if c.get(\"misc\", {}).get(\"series_id\") == 1]
+assert len(s) == 3 and not [c for c in s if \"patchset_hash\" in c], s
+assert len({c[\"id\"] for c in s}) == 3 and all(\"+series-1-\" in c[\"id\"] for c in s)" gone.json
+'
+
+test_expect 'a hostile subject and hostile database text survive as valid JSON' '
+	title=$(sql "SELECT title FROM series WHERE id = 1") &&
+	printf "%s" "$title" > title.txt &&
+	q "title = open(\"title.txt\", encoding=\"utf-8\").read()
+assert \"\\\"quoted\\\" \\\\back\\\\slash\" in title and \"café\" in title, title
+assert C(\"mmci:$BASE+$(cd patches && sha256sum *.patch | cut -c-64 | sha256sum | cut -c-64)\")[0][\"comment\"] == title
+hostile = json.loads(r'"'"'$HOSTILE_JSON'"'"')
+assert B(2)[0][\"compiler\"] == hostile, B(2)[0][\"compiler\"]
+assert T(\"mmci.fsdax.rebind_memmap.align-2M__map-dev\", 2)[0][\"misc\"][\"run_label\"] == hostile
+assert B(3)[0][\"log_excerpt\"] == \"mm/a.c:1: error: \\\"boom\\\" \\\\ \" + hostile
+assert hostile in T(\"mmci.kmem\", 1)[0][\"log_excerpt\"]" &&
+	grep -q "\\\\u0001\\\\u001[bB]" out.json && ! grep -q "$(printf "\001")" out.json
+'
+
+test_expect 'builds: status, compiler, config, times; a build in progress has no status' '
+	q "b = B(1)[0]
+assert b[\"id\"] == \"mmci:build-1-$((T0 + 100))\" and b[\"status\"] == \"PASS\"
+assert b[\"checkout_id\"] == \"mmci:$BASE\" and b[\"architecture\"] == \"x86_64\"
+assert b[\"config_name\"] == \"mmci.config\" and b[\"duration\"] == 600.5
+assert b[\"compiler\"] == \"gcc (Debian 12.2.0-14) 12.2.0\"
+assert b[\"start_time\"] == \"2025-01-01T00:01:40.000000+00:00\"
+assert b[\"misc\"][\"log_path\"].endswith(\"/cache/k1/build.log\") and \"log_url\" not in b
+assert B(3)[0][\"status\"] == \"FAIL\" and B(3)[0][\"checkout_id\"].startswith(\"mmci:$BASE+\")
+assert \"status\" not in B(4)[0] and B(4)[0][\"misc\"][\"mmci_status\"] == \"building\""
+'
+
+test_expect 'tests: a median per metric (icount: samples, wall: boot medians), DONE' '
+	q "t = T(\"mmci.fsdax.rebind_memmap.align-2M__map-dev\", 1)
+assert len(t) == 1 and t[0][\"status\"] == \"DONE\", t
+assert t[0][\"number\"] == {\"value\": 1012, \"unit\": \"ms\"}, t[0][\"number\"]
+assert t[0][\"misc\"][\"variant\"] == \"align=2M,map=dev\" and t[0][\"misc\"][\"units\"] == 20
+assert t[0][\"build_id\"] == B(1)[0][\"id\"]
+assert t[0][\"misc\"][\"boots\"] == 2 and t[0][\"misc\"][\"hz\"] == 1000
+assert t[0][\"misc\"][\"kernel_release\"] == \"6.12.0\" and t[0][\"misc\"][\"mode\"] == \"tcg, clock icount\"
+e = t[0][\"environment\"]
+assert e[\"comment\"] == \"libvirt/QEMU guest on hostA: tcg, clock icount, 1 vCPU(s), 1280 MiB RAM, 4096 MiB NVDIMM on tmpfs\", e
+assert e[\"misc\"][\"qemu_version\"] == \"7.2.15\" and e[\"misc\"][\"libvirt_version\"] == \"9.0.0\"
+assert T(\"mmci.devdax.rebind_memmap.align-4K__map-mem\", 2)[0][\"number\"][\"value\"] == 197
+w = T(\"mmci.vmap.vmap_100m_order8\", 5)
+assert len(w) == 1 and w[0][\"number\"] == {\"value\": 11, \"unit\": \"us\"}, w
+assert w[0][\"misc\"][\"units\"] == 3 and w[0][\"misc\"][\"unit_of_replication\"] == \"median of a boot\"
+assert \"pinned\" in w[0][\"environment\"][\"comment\"] and \"on disk\" in w[0][\"environment\"][\"comment\"]
+assert w[0][\"start_time\"] == \"2025-01-01T01:23:20.000000+00:00\" and w[0][\"duration\"] == 100"
+'
+
+test_expect 'boots: PASS, FAIL for a panic, MISS when the domain did not start, ERROR on a timeout' '
+	q "st = lambda run: sorted((t[\"misc\"][\"boot\"], t[\"status\"]) for t in T(\"boot\", run))
+assert st(1) == [(0, \"PASS\"), (1, \"PASS\")], st(1)
+assert st(3) == [(0, \"FAIL\"), (1, \"MISS\")], st(3)
+assert st(5) == [(0, \"PASS\"), (1, \"PASS\"), (2, \"PASS\"), (3, \"ERROR\")], st(5)
+b = [t for t in T(\"boot\", 3) if t[\"status\"] == \"FAIL\"][0]
+assert \"Kernel panic\" in b[\"log_excerpt\"] and b[\"misc\"][\"end_kind\"] == \"crashed\"
+assert b[\"duration\"] == 5 and b[\"start_time\"] == \"2025-01-01T00:50:01.000000+00:00\""
+'
+
+test_expect 'failed runs and guest errors: ERROR tests with the reason' '
+	q "k = T(\"mmci.kmem\", 1)
+assert len(k) == 1 and k[0][\"status\"] == \"ERROR\" and k[0][\"misc\"][\"errors\"] == 2, k
+assert \"online=online: no dax_kmem driver\" in k[0][\"log_excerpt\"]
+f = T(\"mmci.fsdax\", 3)
+assert len(f) == 1 and f[0][\"status\"] == \"ERROR\", f
+assert f[0][\"log_excerpt\"] == \"all 2 boot(s) failed\" and f[0][\"misc\"][\"run_status\"] == \"failed\"
+assert not T(\"mmci.fsdax\", 1) and not T(\"mmci.devdax\", 2)"
+'
+
+test_expect 'a prebuilt kernel and a running run are left out, with a warning' '
+	grep "warning: skipped 1 run(s) of prebuilt kernels (#4)" err &&
+	grep "warning: run #6 is still running" err &&
+	q "assert not [t for t in d[\"tests\"] if t[\"misc\"].get(\"run_id\") in (4, 6)]"
+'
+
+test_expect 'the finished job: one verdict per metric, FAIL for worse, PASS for no change' '
+	q "c = T(\"mmci.compare.fsdax.rebind_memmap.align-2M__map-dev\")
+assert len(c) == 1 and c[0][\"status\"] == \"FAIL\", c
+assert abs(c[0][\"number\"][\"value\"] - 66.40316205533597) < 1e-6 and c[0][\"number\"][\"unit\"] == \"%\"
+assert c[0][\"misc\"][\"verdict\"] == \"worse\" and c[0][\"misc\"][\"base_run\"] == 1
+assert c[0][\"misc\"][\"new_run\"] == 2 and c[0][\"misc\"][\"job_id\"] == 1
+assert c[0][\"build_id\"] == B(2)[0][\"id\"]
+n = T(\"mmci.compare.devdax.rebind_memmap.align-4K__map-mem\")
+assert len(n) == 1 and n[0][\"status\"] == \"PASS\" and n[0][\"misc\"][\"verdict\"] == \"no significant change\", n"
+'
+
+test_expect '--run: that run, its build and checkout only' '
+	"$MMCI" export kcidb --run 2 > one.json && $CHECK one.json &&
+	q "assert [b[\"misc\"][\"build_id\"] for b in d[\"builds\"]] == [2]
+assert len(d[\"checkouts\"]) == 1 and d[\"checkouts\"][0][\"id\"] == d[\"builds\"][0][\"checkout_id\"]
+assert {t[\"misc\"][\"run_id\"] for t in d[\"tests\"]} == {2}
+assert len(T(\"mmci.compare.fsdax.rebind_memmap.align-2M__map-dev\")) == 1" one.json
+'
+
+test_expect '--since: runs, builds and applies of that period' '
+	"$MMCI" export kcidb --since $((T0 + 2500)) > since.json 2> err &&
+	$CHECK since.json &&
+	q "assert sorted(b[\"misc\"][\"build_id\"] for b in d[\"builds\"]) == [1, 2]
+assert {t[\"misc\"][\"run_id\"] for t in d[\"tests\"]} == {3, 5}
+assert not [c for c in d[\"checkouts\"] if c[\"valid\"] is False]
+assert not T(\"mmci.compare.fsdax.rebind_memmap.align-2M__map-dev\")" since.json
+'
+
+test_expect '-o FILE: the same JSON, written whole; --origin and --log-url' '
+	"$MMCI" export kcidb -o file.json > stdout && ! test -s stdout &&
+	cmp file.json out.json && ! ls file.json.tmp* 2>/dev/null &&
+	"$MMCI" export kcidb --all --origin my_lab \
+		--log-url https://ci.example.org/mmci/ > lab.json &&
+	$CHECK lab.json &&
+	q "assert all(o[\"id\"].startswith(\"my_lab:\") and o[\"origin\"] == \"my_lab\" for k in (\"checkouts\", \"builds\", \"tests\") for o in d[k])
+b = B(1)[0]
+assert b[\"log_url\"] == \"https://ci.example.org/mmci/cache/k1/build.log\", b
+assert b[\"config_url\"] == \"https://ci.example.org/mmci/cache/k1/config\"
+assert b[\"output_files\"] == [{\"name\": \"bzImage\", \"url\": \"https://ci.example.org/mmci/cache/k1/bzImage\"}]
+t = [t for t in T(\"boot\", 1) if t[\"misc\"][\"boot\"] == 1][0]
+assert t[\"log_url\"] == \"https://ci.example.org/mmci/runs/1/boot1-console.log\"
+assert t[\"output_files\"] == [{\"name\": \"boot1-results.jsonl\", \"url\": \"https://ci.example.org/mmci/runs/1/boot1-results.jsonl\"}]" lab.json
+'
+
+test_expect 'a run that does not exist is an error: exit 1, nothing written' '
+	set +e; "$MMCI" export kcidb --run 2 --run 999 -o none.json > out 2> err
+	rc=$?; set -e
+	cat err && [ $rc = 1 ] && grep -q "^error: no run #999" err &&
+	! test -s out && ! test -e none.json
+'
+
+test_expect 'bad options: usage and 129' '
+	for args in "" "json" "kcidb --since yesterday" "kcidb --all --since 5" \
+		    "kcidb --origin Bad-Origin" "kcidb --log-url /var" \
+		    "kcidb extra" "kcidb --bogus"; do
+		set +e; "$MMCI" export $args > out 2> err; rc=$?; set -e
+		[ $rc = 129 ] || { echo "$args: exit $rc"; exit 1; }
+		grep -q "^usage: mmci export kcidb" err || grep -q "^error: " err ||
+			{ echo "$args: no message"; cat err; exit 1; }
+	done &&
+	"$MMCI" export --help | grep -q "^usage: mmci export kcidb" &&
+	"$MMCI" --help | grep -q "^  export "
+'
+
+test_done
