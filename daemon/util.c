@@ -8,7 +8,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -90,16 +92,54 @@ int xsnprintf(char *dst, size_t max, const char *fmt, ...)
 	return len;
 }
 
+/*
+ * Under systemd, stderr is a stream to journald, which takes a "<N>"
+ * syslog priority at the start of a line (sd-daemon(3)). It is that
+ * stream when $JOURNAL_STREAM names stderr's device and inode
+ * (systemd.exec(5)); a child whose stderr went to a file writes plain.
+ */
+static int stderr_is_journal(void)
+{
+	static int known = -1;
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (known >= 0)
+		return known;
+	known = js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+		!fstat(STDERR_FILENO, &st) && st.st_dev == (dev_t)dev &&
+		st.st_ino == (ino_t)ino;
+	return known;
+}
+
+static const char *journal_priority(const char *prefix)
+{
+	if (!stderr_is_journal())
+		return "";
+	if (!strcmp(prefix, "fatal: "))
+		return "<2>";
+	if (!strcmp(prefix, "error: "))
+		return "<3>";
+	if (strstr(prefix, "warning: "))
+		return "<4>";
+	if (strstr(prefix, "debug: "))
+		return "<7>";
+	return "<6>";
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap,
 		    int with_errno, int err)
 {
+	const char *pri = journal_priority(prefix);
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (with_errno)
-		fprintf(stderr, "%s%s: %s\n", prefix, msg, strerror(err));
+		fprintf(stderr, "%s%s%s: %s\n", pri, prefix, msg,
+			strerror(err));
 	else
-		fprintf(stderr, "%s%s\n", prefix, msg);
+		fprintf(stderr, "%s%s%s\n", pri, prefix, msg);
 	if (!strcmp(prefix, "error: ")) {
 		if (with_errno)
 			snprintf(last_err, sizeof(last_err), "%s: %s", msg,

@@ -49,4 +49,15 @@ test_expect 'run refuses a missing kernel with one error line' '
 	[ $rc != 0 ] && grep -q "kernel ./nonexistent/vmlinuz-1. not found" err
 '
 
+test_expect 'under journald (JOURNAL_STREAM names stderr) lines carry a priority' '
+	: > jerr &&
+	set +e
+	JOURNAL_STREAM=$(stat -c "%d:%i" jerr) "$MMCI" run --kernel /nonexistent/vmlinuz-1 2>> jerr
+	JOURNAL_STREAM=1:1 "$MMCI" run --kernel /nonexistent/vmlinuz-1 2> plain
+	set -e
+	cat jerr plain &&
+	grep -q "^<3>error: kernel ./nonexistent/vmlinuz-1. not found" jerr &&
+	grep -q "^error: kernel ./nonexistent/vmlinuz-1. not found" plain
+'
+
 test_done
