@@ -13,6 +13,7 @@
  * `mmci history`.
  */
 #include <getopt.h>
+#include <math.h>
 
 #include <jansson.h>
 
@@ -30,7 +31,8 @@ static const char nightly_usage[] =
 	"\n"
 	"Build and boot a head of the tree and the head measured before it\n"
 	"(the newest finished nightly of the same branch, or --previous),\n"
-	"compare them and queue a bisect job for every metric that got worse.\n"
+	"compare them and, when metrics got worse, queue a bisect job for the\n"
+	"range on the largest regression.\n"
 	"\n"
 	"  --job ID           run queued nightly job ID (the daemon does this)\n"
 	"  --previous REF     compare with REF instead\n"
@@ -89,34 +91,51 @@ static char *previous_head(struct db *db, const struct head *h)
 	return prev;
 }
 
-static void queue_bisects(struct db *db, const char *good, const char *bad,
-			  const struct run_comparison *rc, json_t *regs)
+/*
+ * Every metric that got worse is listed in @regs; one bisect job is queued
+ * for the range, on the largest regression. The metrics of one workload
+ * usually move together (memmap time, bind time), and N bisections of one
+ * range would boot the same kernels N times; the bisection names the
+ * commit, the nightly's mail lists every metric.
+ */
+static void queue_bisect(struct db *db, const char *good, const char *bad,
+			 const struct run_comparison *rc, json_t *regs)
 {
+	const struct metric_comparison *top = NULL;
+	json_t *top_json = NULL;
 	size_t i;
 
 	for (i = 0; i < rc->nr; i++) {
 		const struct metric_comparison *mc = &rc->m[i];
 		json_t *p;
-		char *params, *ref;
 
 		if (mc->c.verdict != VERDICT_WORSE)
 			continue;
 		p = json_pack("{s:s, s:s, s:s, s:f}", "workload", mc->workload,
 			      "variant", mc->variant, "metric", mc->metric,
 			      "change_pct", mc->c.change_pct);
-		params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
-		ref = xstrfmt("%s..%s", good, bad);
+		json_array_append_new(regs, p);
+		if (!top || fabs(mc->c.change_pct) > fabs(top->c.change_pct)) {
+			top = mc;
+			top_json = p;
+		}
+	}
+	if (top) {
+		char *params = json_dumps(top_json, JSON_COMPACT |
+					  JSON_SORT_KEYS);
+		char *ref = xstrfmt("%s..%s", good, bad);
+
 		if (db_run(db, "INSERT INTO jobs (kind, series_ref, params, "
 			   "status, created_at) VALUES ('bisect', ?, ?, "
 			   "'queued', ?)", "ttd", ref, params,
 			   (double)time(NULL)) == 0) {
-			json_object_set_new(p, "bisect_job",
+			json_object_set_new(top_json, "bisect_job",
 					    json_integer(db_last_id(db)));
-			progress("queued bisect job #%lld: %s %s %s",
-				 db_last_id(db), mc->workload, mc->variant,
-				 mc->metric);
+			progress("queued bisect job #%lld: %s %s %s, the "
+				 "largest of %zu regression(s)",
+				 db_last_id(db), top->workload, top->variant,
+				 top->metric, json_array_size(regs));
 		}
-		json_array_append_new(regs, p);
 		free(params);
 		free(ref);
 	}
@@ -236,7 +255,7 @@ int cmd_nightly(int argc, char **argv)
 			char good[GIT_OID_HEXSZ + 1];
 
 			git_oid_tostr(good, sizeof(good), &prev);
-			queue_bisects(&db, good, git_oid_tostr_s(&cur), &rc,
+			queue_bisect(&db, good, git_oid_tostr_s(&cur), &rc,
 				      regs);
 		}
 		json_object_set_new(res, "regressions", regs);

@@ -1142,6 +1142,36 @@ static void load_commit(struct db *db, struct compose_ctx *x)
 	sqlite3_finalize(st);
 }
 
+/*
+ * A commit of a tree that came from the list (the title of a stored patch,
+ * by the same author when both are known; the newest series first) is
+ * reported in that patch's thread, as the kernel test robot replies to
+ * the patch that caused a regression.
+ */
+static void link_commit_to_patch(struct db *db, struct compose_ctx *x)
+{
+	const char *a = x->commit_author, *lt, *gt;
+	char *email = NULL;
+	sqlite3_stmt *st;
+
+	if (!x->commit_subject)
+		return;
+	lt = a ? strrchr(a, '<') : NULL;
+	gt = lt ? strchr(lt, '>') : NULL;
+	if (gt)
+		email = xstrndup(lt, gt - lt + 1);
+	st = db_query(db, "SELECT series_id, idx FROM patches WHERE title = ? "
+		      "AND (? IS NULL OR author IS NULL OR instr(author, ?) > "
+		      "0) ORDER BY series_id DESC, idx LIMIT 1", "ttt",
+		      x->commit_subject, email, email);
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		x->in.series_id = sqlite3_column_int64(st, 0);
+		x->in.patch_idx = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	free(email);
+}
+
 int report_compose(struct db *db, const struct report_input *in,
 		   struct report *out)
 {
@@ -1189,6 +1219,10 @@ int report_compose(struct db *db, const struct report_input *in,
 		goto out;
 	if (!x.in.series_id && !in->commit)
 		x.in.series_id = x.new.series_id;
+	if (!x.in.series_id && in->commit) {
+		load_commit(db, &x);
+		link_commit_to_patch(db, &x);
+	}
 
 	if (x.in.series_id) {
 		if (load_series_side(db, &x) < 0)
@@ -1235,7 +1269,6 @@ int report_compose(struct db *db, const struct report_input *in,
 		char sc[13];
 
 		if (in->commit) {
-			load_commit(db, &x);
 			if (x.commit_branch)
 				strbuf_addf(&what, "[%s] ", x.commit_branch);
 			strbuf_addf(&what, "%s", short_commit(in->commit, sc));
@@ -1251,7 +1284,7 @@ int report_compose(struct db *db, const struct report_input *in,
 			add_from_field(&x.to, in->to[i]);
 	}
 
-	out->kind = x.series.id ? "series" : "nightly";
+	out->kind = x.series.id && !in->commit ? "series" : "nightly";
 	out->series_id = x.series.id;
 	out->base_run = in->base_run;
 	out->new_run = in->new_run;
