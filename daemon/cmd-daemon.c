@@ -67,6 +67,17 @@ static const char daemon_usage[] =
 	"  --listen A   serve the pages on A (MMCI_WEB_LISTEN)\n"
 	"  --no-web     serve no pages\n";
 
+/*
+ * The children run the daemon's own binary, through the kernel's link to
+ * it: after an upgrade (make install, a rebuild) the path names a new
+ * file or none, and readlink() says "... (deleted)". The new version
+ * takes over when the daemon is restarted, never half-way.
+ */
+#define SELF_EXE "/proc/self/exe"
+
+/* seconds between looks for jobs of dead processes */
+#define RECOVER_S 10
+
 static volatile sig_atomic_t stop_requested, reload_requested;
 
 static void on_signal(int sig)
@@ -92,6 +103,7 @@ struct daemon {
 	struct slot *slots;
 	size_t nr_slots;
 	double next_poll;
+	double next_recover;	/* monotonic s: next look for stale jobs */
 	int once;
 };
 
@@ -212,8 +224,6 @@ static const char **job_argv(struct daemon *d, long long id)
 	const char **argv = NULL;
 	size_t nr = 0, alloc = 0;
 	struct strbuf tmp = STRBUF_INIT;
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *kind = NULL, *ref = NULL, *params = NULL;
 	long long series = 0;
 
@@ -226,10 +236,9 @@ static const char **job_argv(struct daemon *d, long long id)
 		params = xstrdup(db_col_text(st, 3));
 	}
 	sqlite3_finalize(st);
-	if (!kind || n <= 0)
+	if (!kind)
 		goto fail;
-	self[n] = '\0';
-	argv_push(&argv, &nr, &alloc, xstrdup(self));
+	argv_push(&argv, &nr, &alloc, xstrdup(SELF_EXE));
 	if (!strcmp(kind, "series") && series) {
 		char *base = ref && *ref ? xstrdup(ref) :
 					   series_base(d, series);
@@ -354,16 +363,11 @@ static void poll_sources(struct daemon *d)
 {
 	struct strbuf list = STRBUF_INIT;
 	char *w, *save = NULL;
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n <= 0)
-		return;
-	self[n] = '\0';
 	strbuf_addstr(&list, setting("MMCI_SOURCES", "discover,tree"));
 	for (w = strtok_r(list.buf, ", ", &save); w && !stop_requested;
 	     w = strtok_r(NULL, ", ", &save)) {
-		const char *argv[] = { self, "ingest", w, NULL };
+		const char *argv[] = { SELF_EXE, "ingest", w, NULL };
 		char *dir = data_path(&d->cfg, "jobs");
 		char *log = xstrfmt("%s/poll-%s.log", dir, w);
 		struct child_process cp = CHILD_PROCESS_INIT;
@@ -569,6 +573,29 @@ static void stop_jobs(struct daemon *d)
 		vm_cleanup_stale();
 }
 
+/*
+ * Jobs left 'running' by a process that is gone (a daemon killed with -9,
+ * a job child that was still dying when this daemon started, a crashed
+ * `mmci test-series`) are queued again, their domains destroyed. Only
+ * while no child of ours runs: a job this daemon has just claimed has no
+ * owner until its child writes one, and must not be taken back.
+ */
+static void recover_stale(struct daemon *d)
+{
+	int n;
+
+	if (busy(d))
+		return;
+	n = job_recover(&d->db);
+	if (n > 0)
+		log_info("%d interrupted job(s) queued again", n);
+	if (n <= 0)
+		return;
+	n = vm_cleanup_stale();
+	if (n > 0)
+		log_info("destroyed %d domain(s) of dead processes", n);
+}
+
 static void make_slots(struct daemon *d)
 {
 	struct strbuf list = STRBUF_INIT;
@@ -640,6 +667,7 @@ int cmd_daemon(int argc, char **argv)
 	n = vm_cleanup_stale();
 	if (n > 0)
 		log_info("destroyed %d domain(s) of dead processes", n);
+	d.next_recover = now_s() + RECOVER_S;
 	make_slots(&d);
 	if (!listen_addr)
 		listen_addr = setting("MMCI_WEB_LISTEN", WEB_DEFAULT_LISTEN);
@@ -670,6 +698,10 @@ int cmd_daemon(int argc, char **argv)
 		}
 		reap_jobs(&d);
 		report_finished(&d);
+		if (now >= d.next_recover) {
+			recover_stale(&d);
+			d.next_recover = now + RECOVER_S;
+		}
 		start_jobs(&d);
 		if (d.once && !busy(&d) &&
 		    !db_int(&d.db, 0, "SELECT count(*) FROM jobs WHERE status "

@@ -1,0 +1,323 @@
+#!/bin/sh
+# t0960-daemon: the unattended path, end to end. `mmci daemon` runs with a
+# settings file and no hand touches it: a series appears in the list
+# archive (a real nginx serving a public-inbox style Atom feed and the
+# thread), the daemon discovers it, builds base, +1 and +2, boots them
+# interleaved, compares, and mails the LKP-style report to a real SMTP
+# server (python3-aiosmtpd) threaded under the cover letter; its web page
+# (headless Chromium) shows the per-patch table and the claim check.
+# Half-way through the first boots the daemon is killed with -9: its job
+# child dies with it, nothing stored is lost, and a restarted daemon
+# queues the job again and completes it. A second daemon on the same
+# database is refused. The kernels are cache hits after t0500/t0510
+# (shared build cache, as there), so the time goes into the boots.
+. "$(dirname "$0")/lib.sh"
+. "$SRC/tests/lib-http.sh"
+
+export MMCI_DATA="$SRC/var"
+export MMCI_TREE="$SRC/var/linux"
+need_libvirt
+[ -f /usr/src/linux-source-6.12.tar.xz ] ||
+	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
+PY=/usr/bin/python3
+"$PY" -c 'import aiosmtpd' 2>/dev/null ||
+	skip_all "python3-aiosmtpd is not installed (make setup installs it)"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || skip_all "chromium is not installed (make setup installs it)"
+CHECK="$PY $SRC/tests/web-check.py"
+EXAMPLE="$SRC/kernel-patches/examples/memmap-slow.mbox"
+COVER='20250303100000.0.mmci-demo@example.org'
+BOX="$TRASH/box"
+unset MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_SEND MMCI_CONFIG \
+	MMCI_DISCOVER_PATHS MMCI_SOURCES MMCI_RUN_ARGS MMCI_PER_PATCH
+export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0 MMCI_FETCH_ATTEMPTS=2
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# the SMTP server stores every message it accepts as box/msg-N.eml
+cat > "$TRASH/catcher.py" <<'EOF'
+import os
+
+
+class Catcher:
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.n = 0
+
+    @classmethod
+    def from_cli(cls, parser, *args):
+        return cls(*args)
+
+    async def handle_DATA(self, server, session, envelope):
+        self.n += 1
+        base = os.path.join(self.outdir, "msg-%d" % self.n)
+        with open(base + ".env", "w") as f:
+            for r in envelope.rcpt_tos:
+                f.write("rcpt %s\n" % r)
+        with open(base + ".tmp", "wb") as f:
+            f.write(envelope.original_content)
+        os.rename(base + ".tmp", base + ".eml")
+        return "250 Message accepted for delivery"
+EOF
+
+DAEMON_PID= SMTPD_PID=
+cleanup() {
+	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null
+	pkill -f -- "--base-path=$TRASH/srv" 2>/dev/null
+	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
+	stop_nginx
+}
+trap cleanup EXIT
+
+# start_daemon: in the background, its pid in $TRASH/daemon.pid
+start_daemon() {
+	MMCI_CONFIG="$TRASH/mmci.conf" "$MMCI" daemon \
+		--listen "127.0.0.1:$(cat "$TRASH/wport")" \
+		>> "$TRASH/daemon.log" 2>&1 &
+	echo $! > "$TRASH/daemon.pid"
+}
+
+# wait_for SECONDS WHAT SQL: until the query prints 1
+wait_for() {
+	i=0
+	until [ "$(sql "$3")" = 1 ]; do
+		i=$((i + 5))
+		if [ $i -gt "$1" ]; then
+			echo "timed out after $1 s waiting for $2"
+			tail -30 "$TRASH/daemon.log"
+			ls "$MMCI_DATA/jobs/" 2>/dev/null
+			return 1
+		fi
+		sleep 5
+	done
+}
+
+# headers FILE: the unfolded header block of a message, CRs removed
+headers() {
+	tr -d "\r" < "$1" | sed "/^$/q" |
+		sed -e ":a" -e "\$!N;s/\n[ \t]/ /;ta" -e "P;D"
+}
+
+test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings' '
+	nginx_start &&
+	port=$(cat "$TRASH/port") &&
+	serve "$EXAMPLE" linux-mm "$COVER" &&
+	cat > "$WWW/linux-mm/new.atom" <<-EOF &&
+	<?xml version="1.0" encoding="us-ascii"?>
+	<feed xmlns="http://www.w3.org/2005/Atom"><title>linux-mm</title>
+	<link rel="self" href="http://127.0.0.1:$port/linux-mm/new.atom"/>
+	<id>mailto:linux-mm@kvack.org</id><updated>2026-11-30T10:00:00Z</updated>
+	<entry><author><name>mmci demo</name><email>mmci-demo@example.org</email></author>
+	<title>[PATCH 0/2] mm/mm_init: verify ZONE_DEVICE struct pages after init</title>
+	<updated>2026-11-30T09:00:00Z</updated>
+	<link href="http://127.0.0.1:$port/linux-mm/$COVER/"/>
+	<id>urn:uuid:00000000-0000-0000-0000-000000000001</id></entry>
+	</feed>
+	EOF
+	mkdir -p "$BOX" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
+	{ PYTHONPATH="$TRASH" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
+		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
+	  echo $! > "$TRASH/smtpd.pid"; } &&
+	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $sport), 1)" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 50 ] || { cat "$TRASH/smtpd.log"; exit 1; }; sleep 0.1; done &&
+	free_port > "$TRASH/wport" &&
+	cat > "$TRASH/mmci.conf" <<-EOF
+	# the daemon of this test: the local archive, fast polls, real mail
+	MMCI_SOURCES=discover
+	MMCI_DISCOVER_FEED=http://127.0.0.1:$port/linux-mm/new.atom
+	MMCI_POLL_S=3
+	MMCI_BASE=debian-6.12
+	MMCI_PER_PATCH=1
+	MMCI_RUN_ARGS=--nvdimm 4G --iters 8
+	MMCI_MAIL_SEND=1
+	MMCI_SMTP_URL=smtp://127.0.0.1:$sport
+	MMCI_MAIL_FROM=mmci <mmci@example.org>
+	MMCI_WEB_URL=http://127.0.0.1:$(cat "$TRASH/wport")
+	EOF
+'
+SMTPD_PID=$(cat "$TRASH/smtpd.pid" 2>/dev/null)
+
+test_expect 'init (the tree is shared with the other kernel tests)' '
+	"$MMCI" init
+'
+
+date +%s > "$TRASH/t0"
+test_expect 'the daemon starts and discovers the series by itself' '
+	start_daemon &&
+	wait_for 120 "the series job" \
+		"SELECT count(*) = 1 FROM jobs WHERE kind = \"series\"" &&
+	[ "$(sql "SELECT decision FROM discovered WHERE message_id = \"$COVER\"")" = kept ] &&
+	sql "SELECT id, kind, status FROM jobs"
+'
+DAEMON_PID=$(cat "$TRASH/daemon.pid" 2>/dev/null)
+
+test_expect 'a second daemon on the same database is refused' '
+	! MMCI_CONFIG="$TRASH/mmci.conf" "$MMCI" daemon --no-web > out 2> err &&
+	cat err &&
+	grep -q "another mmci daemon (pid $DAEMON_PID) is using" err &&
+	kill -0 "$DAEMON_PID"
+'
+
+test_expect 'the job runs: kernels built or cached, the first boots stored' '
+	wait_for 2400 "a stored boot of the job" \
+		"SELECT count(*) > 0 FROM boots b JOIN runs r ON r.id = b.run_id
+		 WHERE r.job_id = 1 AND b.status = \"ok\"" &&
+	sql "SELECT r.id, r.label, r.status, count(b.id) FROM runs r
+	     LEFT JOIN boots b ON b.run_id = r.id WHERE r.job_id = 1
+	     GROUP BY r.id"
+'
+
+test_expect 'kill -9 mid-run: the job child dies too, nothing stored is lost' '
+	sql "SELECT count(*) FROM samples s JOIN boots b ON b.id = s.boot_id
+	     JOIN runs r ON r.id = b.run_id WHERE r.job_id = 1 AND
+	     b.status = \"ok\"" > samples.before &&
+	sql "SELECT group_concat(b.id) FROM boots b JOIN runs r ON
+	     r.id = b.run_id WHERE r.job_id = 1 AND b.status = \"ok\"" > boots.before &&
+	cat samples.before boots.before &&
+	[ "$(cat samples.before)" -gt 0 ] &&
+	kill -9 "$DAEMON_PID" &&
+	i=0 && while pgrep -f "test-series --series=1 " > /dev/null; do
+		i=$((i + 1)); [ $i -lt 60 ] || { echo "job child still alive"; exit 1; }
+		sleep 1; done &&
+	[ "$(sql "SELECT status FROM jobs WHERE id = 1")" = running ] &&
+	[ "$(sql "SELECT count(*) FROM samples s JOIN boots b ON b.id = s.boot_id
+	     JOIN runs r ON r.id = b.run_id WHERE r.job_id = 1 AND
+	     b.status = \"ok\"")" -ge "$(cat samples.before)" ]
+'
+
+test_expect 'a restarted daemon queues the job again and completes it' '
+	start_daemon &&
+	wait_for 2400 "the job to end" \
+		"SELECT status IN (\"done\", \"failed\") FROM jobs WHERE id = 1" &&
+	sql "SELECT status, attempts, error FROM jobs WHERE id = 1" &&
+	[ "$(sql "SELECT status || \" \" || attempts FROM jobs WHERE id = 1")" = "done 2" ] &&
+	grep -q "job #1 queued again: interrupted" "$TRASH/daemon.log" &&
+	date +%s > "$TRASH/t1"
+'
+DAEMON_PID=$(cat "$TRASH/daemon.pid" 2>/dev/null)
+
+test_expect 'the interrupted attempt: its boots and samples kept, its runs failed' '
+	for b in $(tr , " " < boots.before); do
+		[ "$(sql "SELECT status FROM boots WHERE id = $b")" = ok ] || exit 1
+	done &&
+	[ "$(sql "SELECT count(*) FROM samples s JOIN boots b ON b.id = s.boot_id
+	     WHERE b.id IN ($(cat boots.before))")" = "$(cat samples.before)" ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE job_id = 1 AND status = \"failed\"
+	     AND error LIKE \"interrupted:%\"")" -ge 1 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE job_id = 1 AND status = \"ok\"")" = 3 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE status = \"running\"")" = 0 ]
+'
+
+test_expect 'no libvirt domain is left behind' '
+	no_domains_left
+'
+
+test_expect 'the report reached the SMTP server, threaded under the cover letter' '
+	wait_for 60 "the mail" "SELECT count(*) > 0 FROM jobs WHERE id = 1 AND reported_at IS NOT NULL" &&
+	ls "$BOX" && m=$(ls "$BOX"/msg-*.eml | head -1) &&
+	[ "$(ls "$BOX"/msg-*.eml | wc -l)" = 1 ] &&
+	headers "$m" > h && cat h &&
+	grep -qx "In-Reply-To: <$COVER>" h &&
+	grep -qx "References: <$COVER>" h &&
+	grep -q "^Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE .*: fsdax\..*rebind_memmap +6[0-9.]*% regression$" h &&
+	grep -qx "To: mmci demo <mmci-demo@example.org>" h &&
+	grep -q "^Cc: Andrew Morton <akpm@example.org>, linux-mm@example.org$" h &&
+	grep -qi "rcpt akpm@example.org" "${m%.eml}.env" &&
+	tr -d "\r" < "$m" > body &&
+	grep -q "rebind_memmap" body &&
+	grep -q "^  +2 mm/mm_init: verify .* worse" body &&
+	grep -q "mmci reproduce [0-9]" body &&
+	grep -q "http://127.0.0.1:$(cat "$TRASH/wport")/" body
+'
+
+# dom PATH FILE: the DOM Chromium built from the daemon's page
+dom() {
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TRASH/chromium" --dump-dom \
+		"http://127.0.0.1:$(cat "$TRASH/wport")$1" > "$2" 2> "$2.err"
+}
+
+test_expect 'chromium: the series page served by the daemon has the per-patch table and the claims' '
+	dom /series/1 series.html &&
+	$CHECK series.html "h1:mm/mm_init: verify ZONE_DEVICE" id:patches \
+		id:attribution "text:attribution:rebind_memmap" \
+		"text:attribution:+2 mm/mm_init: verify" \
+		"text:attribution:claimed" &&
+	dom / index.html && $CHECK index.html minrows:runs:3
+'
+
+BASE_C=$(git -C "$MMCI_TREE" rev-parse "debian-6.12^{commit}")
+P2=$(sql "SELECT commit_id FROM builds WHERE upto = 2 ORDER BY id DESC LIMIT 1")
+PATCH2='20250303100000.2.mmci-demo@example.org'
+
+test_expect 'nightly: mm-new appears on a git daemon; SIGHUP adds it; its first head is measured' '
+	[ -n "$P2" ] && [ -n "$BASE_C" ] &&
+	git init -q --bare srv/mm.git &&
+	echo "$MMCI_TREE/.git/objects" > srv/mm.git/objects/info/alternates &&
+	git -C srv/mm.git update-ref refs/heads/mm-new "$BASE_C" &&
+	free_port > gport && gport=$(cat gport) &&
+	git daemon --export-all --base-path="$TRASH/srv" --port=$gport \
+		--reuseaddr --listen=127.0.0.1 --detach \
+		--pid-file="$TRASH/git-daemon.pid" &&
+	i=0 && until git ls-remote "git://127.0.0.1:$gport/mm.git" > /dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	sed -i "s/^MMCI_SOURCES=.*/MMCI_SOURCES=discover,tree/" mmci.conf &&
+	echo "MMCI_REMOTES=mm=git://127.0.0.1:$gport/mm.git#mm-new" >> mmci.conf &&
+	kill -HUP "$DAEMON_PID" &&
+	wait_for 900 "the first nightly" "SELECT count(*) = 1 FROM jobs
+		WHERE kind = \"nightly\" AND status IN (\"done\", \"failed\")" &&
+	grep -q "settings: 11 from" daemon.log &&
+	sql "SELECT id, kind, status, result FROM jobs" &&
+	[ "$(sql "SELECT status FROM jobs WHERE kind = \"nightly\"")" = done ] &&
+	[ "$(sql "SELECT commit_id FROM heads")" = "$BASE_C" ]
+'
+
+test_expect 'mm-new moves to the series: the regression is found, bisected to patch 2, mailed' '
+	git -C srv/mm.git update-ref refs/heads/mm-new "$P2" &&
+	wait_for 1800 "the bisection" "SELECT count(*) = 1 FROM jobs
+		WHERE kind = \"bisect\" AND status IN (\"done\", \"failed\")" &&
+	sql "SELECT id, kind, status, series_ref, result FROM jobs" &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE kind = \"nightly\" AND
+	     status = \"done\"")" = 2 ] &&
+	sql "SELECT result FROM jobs WHERE kind = \"nightly\" ORDER BY id DESC
+	     LIMIT 1" | grep -q "\"worse\":[1-9]" &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE kind = \"bisect\"")" = 1 ] &&
+	[ "$(sql "SELECT status || \" \" || series_ref FROM jobs WHERE
+	     kind = \"bisect\"")" = "done $BASE_C..$P2" ] &&
+	sql "SELECT result FROM jobs WHERE kind = \"bisect\"" |
+		grep -q "\"first_bad\":\"$P2\"" &&
+	wait_for 60 "the mails" "SELECT count(*) = 0 FROM jobs WHERE
+		reported_at IS NULL" &&
+	ls "$BOX" && [ "$(ls "$BOX"/msg-*.eml | wc -l)" = 3 ]
+'
+
+test_expect 'the nightly and bisect mails name the commit, in patch 2'"'"'s thread' '
+	for m in "$BOX"/msg-2.eml "$BOX"/msg-3.eml; do
+		headers "$m" > h && cat h &&
+		grep -qx "In-Reply-To: <$PATCH2>" h &&
+		grep -qx "References: <$COVER> <$PATCH2>" h &&
+		grep -q "^Subject: \[mmci\] \[PATCH 2/2\] mm/mm_init: verify .*: fsdax\..* +[0-9.]*% regression$" h &&
+		tr -d "\r" < "$m" > body &&
+		grep -q "^commit: $P2" body || exit 1
+	done
+'
+
+test_expect 'SIGTERM: the daemon stops cleanly and frees the database' '
+	kill -TERM "$DAEMON_PID" &&
+	i=0 && while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 60 ] || exit 1; sleep 1; done &&
+	tail -3 "$TRASH/daemon.log" &&
+	grep -q "stopping on a signal" "$TRASH/daemon.log" &&
+	MMCI_SOURCES= "$MMCI" daemon --once --no-web > out 2>&1 &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE status NOT IN (\"done\", \"failed\")")" = 0 ]
+'
+
+if [ -s "$TRASH/t0" ] && [ -s "$TRASH/t1" ]; then
+	say "unattended path: $(( $(cat "$TRASH/t1") - $(cat "$TRASH/t0") )) s" \
+		"from the daemon's start to the finished job (one kill -9 and" \
+		"restart included)"
+fi
+test_done
