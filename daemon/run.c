@@ -24,7 +24,6 @@
 #include "vm.h"
 #include "workload.h"
 
-#define TMPFS_DIR "/dev/shm"
 
 void run_opts_init(struct run_opts *o)
 {
@@ -570,7 +569,7 @@ static char *backing_path(const struct mmci_config *cfg, const char *backing,
 	char *dir, *p;
 
 	if (!strcmp(backing, "tmpfs"))
-		return xstrfmt("%s/mmci-%d-run%lld-boot%d.nvdimm", TMPFS_DIR,
+		return xstrfmt("%s/mmci-%d-run%lld-boot%d.nvdimm", VM_TMPFS_DIR,
 			       (int)getpid(), run_id, idx);
 	dir = data_path(cfg, "nvdimm");
 	p = xstrfmt("%s/run%lld-boot%d.nvdimm", dir, run_id, idx);

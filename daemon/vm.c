@@ -29,6 +29,7 @@
  * to one loop turn does not count. What the host did is kept in
  * vm_result.host_log, one line per request.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -966,6 +967,42 @@ static int vm_owner_alive(long pid)
 	 VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA |                             \
 	 VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA | VIR_DOMAIN_UNDEFINE_NVRAM)
 
+/*
+ * NVDIMM backing files on tmpfs are named mmci-<pid>-run<R>-boot<B>.nvdimm
+ * (run.c) and unlinked once QEMU has them open; a process killed before
+ * that leaves gigabytes of RAM behind. Remove those of dead processes.
+ */
+static int cleanup_stale_backing(void)
+{
+	DIR *dir = opendir(VM_TMPFS_DIR);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		const char *rest;
+		char *end, *path;
+		long pid;
+
+		if (!skip_prefix(de->d_name, "mmci-", &rest) ||
+		    !ends_with(de->d_name, ".nvdimm"))
+			continue;
+		pid = strtol(rest, &end, 10);
+		if (end == rest || *end != '-' || pid == (long)getpid() ||
+		    vm_owner_alive(pid))
+			continue;
+		path = xstrfmt("%s/%s", VM_TMPFS_DIR, de->d_name);
+		if (unlink(path) == 0) {
+			log_info("removed '%s' of dead pid %ld", path, pid);
+			n++;
+		}
+		free(path);
+	}
+	closedir(dir);
+	return n;
+}
+
 int vm_cleanup_stale(void)
 {
 	virConnectPtr conn = vm_connect();
@@ -1013,5 +1050,5 @@ next:
 	}
 	free(doms);
 	virConnectClose(conn);
-	return cleaned;
+	return cleaned + cleanup_stale_backing();
 }

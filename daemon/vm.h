@@ -112,13 +112,17 @@ int vm_create_backing(const char *path, unsigned long long mib);
 /* "tmpfs" or "disk": what backs @path, to record with a run */
 const char *vm_backing_kind(const char *path);
 
+/* where NVDIMM backing files on tmpfs go: mmci-<pid>-run<R>-boot<B>.nvdimm */
+#define VM_TMPFS_DIR "/dev/shm"
+
 /**
- * vm_cleanup_stale() - destroy and undefine "mmci-*" domains left behind
+ * vm_cleanup_stale() - destroy and undefine "mmci-*" domains left behind,
+ * and remove the tmpfs NVDIMM backing files of dead processes
  *
  * A domain whose metadata names a live process other than us (another
  * mmci running a guest right now) is left alone.
  *
- * Return: the number of domains removed, or -1 after error().
+ * Return: the number of domains and files removed, or -1 after error().
  */
 int vm_cleanup_stale(void);
 

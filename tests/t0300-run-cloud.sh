@@ -14,7 +14,11 @@ run_small() {
 }
 
 test_expect 'a run boots, times 1 first bind + 4 rebinds, stores them' '
-	run_small --label a > out &&
+	dead=$(sh -c "echo \$\$") &&
+	stale=/dev/shm/mmci-$dead-run99-boot0.nvdimm && : > "$stale" &&
+	run_small --label a > out 2> err &&
+	cat err && ! [ -e "$stale" ] &&
+	grep -q "removed .$stale. of dead pid $dead" err &&
 	grep -q "^run #1: ok" out &&
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
 	     metric = \"rebind_memmap\"")" = 4 ] &&
