@@ -6,6 +6,13 @@
  * cold 7.5-10 min, warm ccache 35-60 s, one touched .c file 11-16 s
  * (DESIGN.md). Kconfig can silently drop an option whose dependencies are
  * not met, so every option of the fragment is checked in the final .config.
+ *
+ * Every command that runs the tree's own code (make, merge_config.sh) runs
+ * in the sandbox (sandbox.h): no network, uid 65534, and writable only the
+ * object directory, the build's artifacts directory and ccache's cache. The
+ * worktree stays read-only: kbuild with O= writes nothing to the source
+ * tree; merge_config.sh writes its temporary files into its current
+ * directory, so it runs in the object directory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "run-command.h"
+#include "sandbox.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -35,14 +43,17 @@ void build_result_release(struct build_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static char *compiler_version(void)
+char *build_compiler_version(void)
 {
 	const char *argv[] = { "gcc", "--version", NULL };
 	struct strbuf out = STRBUF_INIT;
 	char *nl;
 
-	if (capture_command(argv, NULL, &out))
-		die("cannot run gcc: install build-essential");
+	if (capture_command(argv, NULL, &out)) {
+		strbuf_release(&out);
+		error("cannot run gcc: install build-essential");
+		return NULL;
+	}
 	nl = strchr(out.buf, '\n');
 	if (nl)
 		strbuf_setlen(&out, nl - out.buf);
@@ -142,7 +153,8 @@ static void first_error_line(const char *log, struct strbuf *out)
 		return;
 	while (fgets(line, sizeof(line), fp)) {
 		if (strstr(line, "error:") || strstr(line, "Error ") ||
-		    strstr(line, "undefined reference")) {
+		    strstr(line, "undefined reference") ||
+		    starts_with(line, "bwrap: ")) {
 			strbuf_addstr(out, line);
 			strbuf_rtrim(out);
 			break;
@@ -174,7 +186,62 @@ struct make_ctx {
 	const char *worktree;
 	const char *objdir;
 	const char *log;
+	const struct sandbox *box;	/* kind and directories */
 };
+
+/*
+ * ccache's cache directory, asked once: "ccache -k" honours CCACHE_DIR and
+ * the configuration files, which the sandbox leaves readable. It must be
+ * writable in the sandbox, or every compile fails. ccache's temporary files
+ * go to <cache_dir>/tmp there: XDG_RUNTIME_DIR is not passed in. NULL after
+ * error().
+ */
+static const char *ccache_dir(void)
+{
+	static char *dir;
+	const char *argv[] = { "ccache", "-k", "cache_dir", NULL };
+	const char *env = getenv("CCACHE_DIR");
+	struct strbuf out = STRBUF_INIT;
+
+	if (dir)
+		return dir;
+	if (!capture_command(argv, NULL, &out)) {
+		strbuf_trim(&out);
+		if (out.len && out.buf[0] == '/')
+			dir = strbuf_detach(&out, NULL);
+	}
+	strbuf_release(&out);
+	if (!dir && env && *env == '/')
+		dir = xstrdup(env);
+	if (!dir) {
+		error("cannot find ccache's cache directory ('ccache -k "
+		      "cache_dir' failed and CCACHE_DIR is not set)");
+		return NULL;
+	}
+	if (mkdir_p(dir, 0755) < 0) {
+		free(dir);
+		dir = NULL;
+		return NULL;
+	}
+	return dir;
+}
+
+/* run a command of the tree in the sandbox; exit code as run_command() */
+static int run_tree_command(const struct make_ctx *mc,
+			    struct child_process *cmd)
+{
+	struct sandbox sb = SANDBOX_INIT;
+	int code;
+
+	sb.kind = mc->box->kind;
+	sb.rw = mc->box->rw;
+	sb.ro = mc->box->ro;
+	sb.keep_env = mc->box->keep_env;
+	sandbox_wrap(&sb, cmd);
+	code = run_command(cmd);
+	sandbox_release(&sb);
+	return code;
+}
 
 static int run_make(const struct make_ctx *mc, const char *what,
 		    const char **targets)
@@ -218,7 +285,7 @@ static int run_make(const struct make_ctx *mc, const char *what,
 		cmd.env = env;
 		cmd.log_path = mc->log;
 		cmd.timeout_s = MAKE_TIMEOUT_S;
-		code = run_command(&cmd);
+		code = run_tree_command(mc, &cmd);
 		if (!code) {
 			free(basedir);
 			return 0;
@@ -279,15 +346,29 @@ static int configure(const struct make_ctx *mc, const char *fragment)
 	const char *olddef[] = { "olddefconfig", NULL };
 	char *dotconfig = xstrfmt("%s/.config", mc->objdir);
 	char *kvm = xstrfmt("%s/kernel/configs/kvm_guest.config", mc->worktree);
-	const char *merge[] = { "sh", "scripts/kconfig/merge_config.sh", "-m",
-				"-O", mc->objdir, dotconfig, kvm, fragment,
-				NULL };
+	char *script = xstrfmt("%s/scripts/kconfig/merge_config.sh",
+			       mc->worktree);
+	/*
+	 * The fragment may live where the sandbox does not look (/tmp is
+	 * private there): merge_config.sh reads a copy in the object dir.
+	 */
+	char *frag_copy = xstrfmt("%s/mmci-fragment.config", mc->objdir);
+	const char *merge[] = { "sh", script, "-m", "-O", mc->objdir,
+				dotconfig, kvm, frag_copy, NULL };
+	struct child_process cmd = CHILD_PROCESS_INIT;
 	struct strbuf missing = STRBUF_INIT;
 	int ret = -1, bad;
 
+	if (copy_file(fragment, frag_copy) < 0)
+		goto out;
 	if (run_make(mc, "make tinyconfig", tiny) < 0)
 		goto out;
-	if (run_command_v(merge, mc->worktree, mc->log)) {
+	/* its mktemp files go to the current directory: not the worktree */
+	cmd.argv = merge;
+	cmd.dir = mc->objdir;
+	cmd.log_path = mc->log;
+	cmd.timeout_s = MAKE_TIMEOUT_S;
+	if (run_tree_command(mc, &cmd)) {
 		error("merge_config.sh failed for '%s': see %s", fragment,
 		      mc->log);
 		goto out;
@@ -307,6 +388,8 @@ out:
 	strbuf_release(&missing);
 	free(dotconfig);
 	free(kvm);
+	free(script);
+	free(frag_copy);
 	return ret;
 }
 
@@ -391,7 +474,8 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		 long long series_id, int upto, const char *fragment_arg,
 		 struct build_result *res)
 {
-	char *fragment = fragment_arg ? xstrdup(fragment_arg) :
+	/* absolute: recorded with the build, and read from the object dir */
+	char *fragment = fragment_arg ? realpath(fragment_arg, NULL) :
 			 project_path(cfg, "kernel-patches/config/mmci.config");
 	char frag_hash[41], key[41], commit_hex[41], tree_hex[41];
 	char bench_hash[41];
@@ -399,17 +483,29 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	char *worktree = NULL, *dotconfig = NULL, *cache = NULL, *kb = NULL;
 	struct strbuf keysrc = STRBUF_INIT;
 	struct make_ctx mc;
+	struct sandbox box = SANDBOX_INIT;
+	/* ccache's settings and its cache's place: the same inside */
+	const char *keep_env[] = { "CCACHE_*", "XDG_CACHE_HOME",
+				   "XDG_CONFIG_HOME", NULL };
+	const char *rw[4] = { NULL }, *ro[2] = { NULL };
 	git_oid tree_oid;
 	double t0 = now_s();
 	int ret = -1, lock_fd = -1;
 
 	memset(res, 0, sizeof(*res));
+	if (!fragment) {
+		error_errno("cannot read the config fragment '%s'",
+			    fragment_arg);
+		goto out;
+	}
 	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
 	if (tree_of_commit(repo, commit, &tree_oid) < 0 ||
 	    hash_file_hex(fragment, frag_hash) < 0)
 		goto out;
 	git_oid_tostr(tree_hex, sizeof(tree_hex), &tree_oid);
-	cc = compiler_version();
+	cc = build_compiler_version();
+	if (!cc)
+		goto out;
 	bench_source_hash(cfg, bench_hash);
 	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n"
 		    "bench %s\n", tree_hex, frag_hash, BASE_RECIPE, cc,
@@ -457,13 +553,37 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	progress("build #%lld: checking out %.12s", res->id, commit_hex);
 	if (tree_checkout(cfg, repo, commit, &worktree) < 0)
 		goto fail;
+	box.kind = cfg->build_sandbox;
+	box.rw = rw;
+	box.ro = ro;
+	box.keep_env = keep_env;
+	rw[0] = objdir;
+	rw[1] = artifacts;
+	ro[0] = worktree;
+	if (box.kind != SANDBOX_NONE) {
+		rw[2] = ccache_dir();
+		if (!rw[2] || sandbox_check(&box) < 0)
+			goto fail;
+	}
 	mc.worktree = worktree;
 	mc.objdir = objdir;
 	mc.log = log;
+	mc.box = &box;
+	{
+		char *line = xstrfmt("mmci: build #%lld of %s, sandbox: %s\n",
+				     res->id, commit_hex,
+				     sandbox_describe(&box));
+		int bad = write_file(log, line, strlen(line)) < 0;
+
+		free(line);
+		if (bad)
+			goto fail;
+	}
 	progress("build #%lld: configuring (%s)", res->id, fragment);
 	if (configure(&mc, fragment) < 0)
 		goto fail;
-	progress("build #%lld: make bzImage modules (log: %s)", res->id, log);
+	progress("build #%lld: make bzImage modules (sandbox: %s; log: %s)",
+		 res->id, sandbox_describe(&box), log);
 	{
 		const char *t[] = { "bzImage", "modules", NULL };
 		char *modroot = xstrfmt("%s/modroot", artifacts);

@@ -42,6 +42,9 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		 struct build_result *res);
 void build_result_release(struct build_result *res);
 
+/* first line of `gcc --version`, part of the cache key; NULL after error() */
+char *build_compiler_version(void);
+
 /* CONFIG_HZ from a .config file, 0 if absent */
 int config_hz(const char *dotconfig);
 

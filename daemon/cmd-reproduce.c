@@ -256,22 +256,6 @@ static int opts_from_run(struct repro *r, struct run_opts *o)
 }
 
 /* what build.c puts in builds.compiler: gcc --version's first line */
-static char *compiler_now(void)
-{
-	const char *argv[] = { "gcc", "--version", NULL };
-	struct strbuf out = STRBUF_INIT;
-	char *nl;
-
-	if (capture_command(argv, NULL, &out)) {
-		strbuf_release(&out);
-		return NULL;
-	}
-	nl = strchr(out.buf, '\n');
-	if (nl)
-		strbuf_setlen(&out, nl - out.buf);
-	return strbuf_detach(&out, NULL);
-}
-
 /* "same" or "differs" lines, counted for the summary */
 static int nr_differ;
 
@@ -468,7 +452,7 @@ static int rebuild(const struct mmci_config *cfg, struct db *db,
 	printf("\n");
 	if (choose_fragment(cfg, r, fragment_arg, &fragment) < 0)
 		goto out;
-	cc = compiler_now();
+	cc = build_compiler_version();
 	same_or_not("compiler", r->compiler, cc);
 	if (tree_open(cfg->tree_dir, &repo) < 0)
 		goto out;

@@ -77,6 +77,7 @@ static char *binary_dir(void)
 void config_load(struct mmci_config *cfg)
 {
 	const char *proj = getenv("MMCI_PROJECT");
+	const char *sandbox = getenv("MMCI_BUILD_SANDBOX");
 
 	cfg->db_path = env_or("MMCI_DB", "mmci.db");
 	cfg->data_dir = env_or("MMCI_DATA", "var");
@@ -85,6 +86,9 @@ void config_load(struct mmci_config *cfg)
 	else
 		cfg->tree_dir = xstrfmt("%s/linux", cfg->data_dir);
 	cfg->project_dir = proj && *proj ? absolute(proj) : binary_dir();
+	if (sandbox_kind_parse(sandbox, &cfg->build_sandbox) < 0)
+		die("MMCI_BUILD_SANDBOX must be 'bwrap' or 'none', not '%s'",
+		    sandbox);
 }
 
 void config_release(struct mmci_config *cfg)

@@ -7,16 +7,20 @@
  * logs), and the tree is Debian's 6.12 source imported into ./var/linux.
  * MMCI_DB, MMCI_DATA, MMCI_TREE and MMCI_PROJECT override them; the
  * project directory (vm-images/, kernel-patches/, runner/) defaults to the
- * directory holding the mmci binary.
+ * directory holding the mmci binary. MMCI_BUILD_SANDBOX=bwrap|none says
+ * how the kernel tree's code runs at build time (sandbox.h).
  */
 #ifndef MMCI_CONFIG_H
 #define MMCI_CONFIG_H
+
+#include "sandbox.h"
 
 struct mmci_config {
 	char *db_path;
 	char *data_dir;
 	char *tree_dir;      /* git repository of the kernel tree */
 	char *project_dir;   /* vm-images/, kernel-patches/, runner/ */
+	enum sandbox_kind build_sandbox; /* MMCI_BUILD_SANDBOX, default bwrap */
 };
 
 void config_load(struct mmci_config *cfg);
