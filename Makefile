@@ -7,6 +7,8 @@
 #   make V=1        show the full compiler command lines
 #   make DEVELOPER=1  -Werror and extra warnings
 #   make SANITIZE=1   build with ASan + UBSan
+#   make install    install ./mmci, its data files, the systemd units
+#                   (PREFIX, DESTDIR, SYSTEMDUNITDIR; see below)
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -104,6 +106,89 @@ clean:
 
 .PHONY: all setup test demo bench clean
 -include daemon/*.d tests/unit/*.d
+
+# make install: the binary and every file it reads at run time go to
+# $(MMCI_LIBDIR), with a symlink in $(BINDIR). config.c looks for its data
+# in the directory of /proc/self/exe, which the kernel gives with symlinks
+# resolved, so the installed mmci needs no MMCI_PROJECT. Then the units
+# (@BINDIR@ and @SYSCONFDIR@ filled in) and the settings file, only when
+# there is none. DESTDIR stages it all elsewhere (packages, the tests) and
+# never runs systemctl; without DESTDIR, systemctl daemon-reload runs when
+# systemd is PID 1 (SYSTEMD_RUNDIR exists, as sd_booted() checks).
+# Units go to $(PREFIX)/lib/systemd/system, which systemd searches for
+# PREFIX=/usr/local and /usr, and which leaves /etc/systemd/system to the
+# admin's overrides; for another PREFIX set SYSTEMDUNITDIR=/etc/systemd/system.
+# make uninstall removes what install put there, except a settings file
+# that was changed, and never /var/lib/mmci (the database and the data).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MMCI_LIBDIR ?= $(PREFIX)/lib/mmci
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSTEMD_RUNDIR ?= /run/systemd/system
+SYSTEMCTL ?= systemctl
+INSTALL ?= install
+
+# what mmci reads through project_path() and cfg->project_dir
+INSTALL_PROGS = runner/mmci-runner vm-images/init vm-images/mkinitramfs.sh
+# (every fragment: `mmci reproduce` looks for a build's one by name)
+INSTALL_DATA = vm-images/domain.xml.in \
+	$(wildcard kernel-patches/config/*.config) \
+	runner/mmci-bench/mmci_bench.c runner/mmci-bench/Kbuild web/style.css
+UNIT_FILES = mmci.service mmci-nightly.service mmci-nightly.timer
+MMCI_CONF = $(DESTDIR)$(SYSCONFDIR)/mmci/mmci.conf
+
+install: all
+	$(INSTALL) -d '$(DESTDIR)$(MMCI_LIBDIR)' '$(DESTDIR)$(BINDIR)' \
+		'$(DESTDIR)$(SYSTEMDUNITDIR)' '$(DESTDIR)$(SYSCONFDIR)/mmci'
+	$(INSTALL) -m 755 mmci '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
+	for f in $(INSTALL_PROGS); do \
+		$(INSTALL) -D -m 755 $$f '$(DESTDIR)$(MMCI_LIBDIR)'/$$f || exit; \
+	done
+	for f in $(INSTALL_DATA); do \
+		$(INSTALL) -D -m 644 $$f '$(DESTDIR)$(MMCI_LIBDIR)'/$$f || exit; \
+	done
+	ln -sfr '$(DESTDIR)$(MMCI_LIBDIR)/mmci' '$(DESTDIR)$(BINDIR)/mmci'
+	for u in $(UNIT_FILES); do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' \
+		    -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/$$u \
+			> '$(DESTDIR)$(SYSTEMDUNITDIR)'/$$u+ && \
+		chmod 644 '$(DESTDIR)$(SYSTEMDUNITDIR)'/$$u+ && \
+		mv '$(DESTDIR)$(SYSTEMDUNITDIR)'/$$u+ \
+			'$(DESTDIR)$(SYSTEMDUNITDIR)'/$$u || exit; \
+	done
+	if [ -e '$(MMCI_CONF)' ]; then \
+		echo 'keeping $(MMCI_CONF)'; \
+	else \
+		$(INSTALL) -m 640 systemd/mmci.conf.example '$(MMCI_CONF)'; \
+	fi
+	if [ -z '$(DESTDIR)' ] && [ -d '$(SYSTEMD_RUNDIR)' ]; then \
+		$(SYSTEMCTL) daemon-reload; \
+	fi
+
+uninstall:
+	if [ -z '$(DESTDIR)' ] && [ -d '$(SYSTEMD_RUNDIR)' ]; then \
+		$(SYSTEMCTL) disable --now mmci-nightly.timer mmci.service || :; \
+	fi
+	$(RM) '$(DESTDIR)$(BINDIR)/mmci' '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
+	for f in $(INSTALL_PROGS) $(INSTALL_DATA); do \
+		$(RM) '$(DESTDIR)$(MMCI_LIBDIR)'/$$f; \
+	done
+	for u in $(UNIT_FILES); do $(RM) '$(DESTDIR)$(SYSTEMDUNITDIR)'/$$u; done
+	if cmp -s systemd/mmci.conf.example '$(MMCI_CONF)'; then \
+		$(RM) '$(MMCI_CONF)'; \
+	elif [ -e '$(MMCI_CONF)' ]; then \
+		echo 'keeping $(MMCI_CONF): it was changed'; \
+	fi
+	if [ -d '$(DESTDIR)$(MMCI_LIBDIR)' ]; then \
+		find '$(DESTDIR)$(MMCI_LIBDIR)' -depth -type d -empty -delete; \
+	fi
+	rmdir '$(DESTDIR)$(SYSCONFDIR)/mmci' 2>/dev/null || :
+	if [ -z '$(DESTDIR)' ] && [ -d '$(SYSTEMD_RUNDIR)' ]; then \
+		$(SYSTEMCTL) daemon-reload; \
+	fi
+
+.PHONY: install uninstall
 
 # libFuzzer targets for the mail parser (tests/fuzz/README.md). The parser
 # needs no database, libgit2 or jansson: four objects and libc's iconv,
