@@ -76,19 +76,24 @@ static void print_versions(struct db *db, long long series_id,
 
 	if (!prev)
 		return;
+	/* modes and set-ups are never mixed: same clock, workloads, VM */
 	prev_run = db_int(db, 0,
 		"SELECT r.id FROM runs r JOIN builds b ON b.id = r.build_id "
 		"JOIN jobs j ON j.id = r.job_id JOIN series s ON s.id = "
-		"b.series_id WHERE b.series_id = ? AND b.upto = s.total AND "
-		"r.status = 'ok' AND j.status = 'done' ORDER BY r.id DESC "
-		"LIMIT 1", "i", prev);
+		"b.series_id JOIN runs n ON n.id = ? WHERE b.series_id = ? AND "
+		"b.upto = s.total AND r.status = 'ok' AND j.status = 'done' "
+		"AND r.clock = n.clock AND r.accel = n.accel AND r.workloads "
+		"= n.workloads AND r.params = n.params AND r.nvdimm_mib = "
+		"n.nvdimm_mib AND r.vcpus = n.vcpus ORDER BY r.id DESC LIMIT 1",
+		"ii", run_new, prev);
 	strbuf_addf(out, "\nthis version against the previous one (series "
 		    "#%lld, v%lld):\n", prev,
 		    db_int(db, 0, "SELECT version FROM series WHERE id = ?",
 			   "i", prev));
 	if (!prev_run) {
-		strbuf_addstr(out, "  not measured yet: run mmci test-series "
-			      "on it to compare\n");
+		strbuf_addstr(out, "  not measured yet the same way (clock, "
+			      "workloads, VM): run mmci test-series on it "
+			      "with the same options to compare\n");
 		return;
 	}
 	if (compare_runs(db, prev_run, run_new, &rc) < 0) {
