@@ -10,7 +10,8 @@
  *     bisect --job N`, one per libvirt host (MMCI_LIBVIRT_URIS), its
  *     output in <data>/jobs/N.log; a nightly regression queues bisects;
  *   - report every finished job once: the mail (dry-run unless
- *     MMCI_MAIL_SEND=1), marked in jobs.reported_at;
+ *     MMCI_MAIL_SEND=1), marked in jobs.reported_at; a mail the SMTP
+ *     server did not take is sent again at every poll;
  *   - serve the web pages (web.c) from threads of libmicrohttpd.
  *
  * Crashes: children get SIGTERM when the daemon dies (run-command.c).
@@ -485,6 +486,26 @@ out:
 	return ret;
 }
 
+/*
+ * Mails the SMTP server refused or could not take (down, full, 4xx) stay
+ * 'failed' in the mails table with their .eml: every poll sends them again
+ * until the server accepts them.
+ */
+static void retry_mails(struct daemon *d)
+{
+	struct smtp_settings smtp;
+	int sent, failed;
+
+	if (!atoi(setting("MMCI_MAIL_SEND", "0")))
+		return;
+	smtp_settings_init(&smtp);
+	if (!smtp.url || !db_int(&d->db, 0, "SELECT count(*) FROM mails "
+				  "WHERE status = 'failed'", ""))
+		return;
+	if (report_retry(&d->db, &smtp, &sent, &failed) == 0)
+		log_info("mail retry: %d sent, %d still failing", sent, failed);
+}
+
 static void report_finished(struct daemon *d)
 {
 	sqlite3_stmt *st = db_query(&d->db, "SELECT id FROM jobs WHERE status "
@@ -693,6 +714,7 @@ int cmd_daemon(int argc, char **argv)
 		}
 		if (now >= d.next_poll) {
 			poll_sources(&d);
+			retry_mails(&d);
 			d.next_poll = now_s() +
 				atoi(setting("MMCI_POLL_S", "300"));
 		}

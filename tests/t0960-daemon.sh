@@ -5,7 +5,9 @@
 # thread), the daemon discovers it, builds base, +1 and +2, boots them
 # interleaved, compares, and mails the LKP-style report to a real SMTP
 # server (python3-aiosmtpd) threaded under the cover letter; its web page
-# (headless Chromium) shows the per-patch table and the claim check.
+# (headless Chromium) shows the per-patch table and the claim check. The
+# SMTP server refuses the first attempt (451): the mail is kept and sent
+# at a later poll.
 # Half-way through the first boots the daemon is killed with -9: its job
 # child dies with it, nothing stored is lost, and a restarted daemon
 # queues the job again and completes it. A second daemon on the same
@@ -37,7 +39,8 @@ free_port() {
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# the SMTP server stores every message it accepts as box/msg-N.eml
+# the SMTP server stores every message it accepts as box/msg-N.eml, and
+# refuses them while box/refuse exists
 cat > "$TRASH/catcher.py" <<'EOF'
 import os
 
@@ -52,6 +55,8 @@ class Catcher:
         return cls(*args)
 
     async def handle_DATA(self, server, session, envelope):
+        if os.path.exists(os.path.join(self.outdir, "refuse")):
+            return "451 4.3.0 try again later"
         self.n += 1
         base = os.path.join(self.outdir, "msg-%d" % self.n)
         with open(base + ".env", "w") as f:
@@ -117,7 +122,7 @@ test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings'
 	<id>urn:uuid:00000000-0000-0000-0000-000000000001</id></entry>
 	</feed>
 	EOF
-	mkdir -p "$BOX" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
+	mkdir -p "$BOX" && touch "$BOX/refuse" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
 	{ PYTHONPATH="$TRASH" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
 		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
 	  echo $! > "$TRASH/smtpd.pid"; } &&
@@ -215,8 +220,17 @@ test_expect 'no libvirt domain is left behind' '
 	no_domains_left
 '
 
+test_expect 'the SMTP server refuses the report: kept, sent again at a later poll' '
+	wait_for 60 "the report" "SELECT count(*) > 0 FROM jobs WHERE id = 1 AND reported_at IS NOT NULL" &&
+	sql "SELECT id, status, error FROM mails" &&
+	[ "$(sql "SELECT count(*) FROM mails WHERE status = \"failed\" AND error LIKE \"%451%\"")" = 1 ] &&
+	! ls "$BOX"/msg-*.eml 2> /dev/null &&
+	rm "$BOX/refuse" &&
+	wait_for 60 "the mail to be sent" "SELECT count(*) = 1 FROM mails WHERE status = \"sent\"" &&
+	grep -q "mail retry: 1 sent, 0 still failing" "$TRASH/daemon.log"
+'
+
 test_expect 'the report reached the SMTP server, threaded under the cover letter' '
-	wait_for 60 "the mail" "SELECT count(*) > 0 FROM jobs WHERE id = 1 AND reported_at IS NOT NULL" &&
 	ls "$BOX" && m=$(ls "$BOX"/msg-*.eml | head -1) &&
 	[ "$(ls "$BOX"/msg-*.eml | wc -l)" = 1 ] &&
 	headers "$m" > h && cat h &&
