@@ -3,14 +3,40 @@
  * db.c - SQLite access and migrations.
  */
 #include <stdarg.h>
+#include <sys/statvfs.h>
 
 #include "db.h"
 #include "util.h"
 
+/* less free space than this is "full": SQLite needs a page or a 32 KiB
+ * shared-memory segment */
+#define FULL_BYTES (64 * 1024ULL)
+
+/*
+ * SQLite says "disk I/O error" when it cannot grow its shared-memory file
+ * on a full file system, and "database or disk is full" otherwise: say
+ * which it is when the file system of the database has no space left.
+ */
+static const char *full_note(const char *path)
+{
+	struct statvfs st;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int full;
+
+	if (slash)
+		*slash = '\0';
+	full = !statvfs(slash ? (*dir ? dir : "/") : ".", &st) &&
+	       (unsigned long long)st.f_bavail * st.f_frsize < FULL_BYTES;
+	free(dir);
+	return full ? ": the file system holding it is full (No space left "
+		      "on device)" : "";
+}
+
 static int db_error(struct db *db, const char *what)
 {
-	return error("sqlite: %s: %s (%s)", what, sqlite3_errmsg(db->handle),
-		     db->path);
+	return error("sqlite: %s: %s (%s)%s", what,
+		     sqlite3_errmsg(db->handle), db->path,
+		     full_note(db->path));
 }
 
 static int exec_sql(struct db *db, const char *sql)
@@ -18,8 +44,8 @@ static int exec_sql(struct db *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db->handle, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error("sqlite: %s (%s)", msg ? msg : "unknown error",
-		      db->path);
+		error("sqlite: %s (%s)%s", msg ? msg : "unknown error",
+		      db->path, full_note(db->path));
 		sqlite3_free(msg);
 		return -1;
 	}
