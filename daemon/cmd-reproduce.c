@@ -714,14 +714,7 @@ static void verdict_summary(const struct run_comparison *rc,
 
 	for (i = 0; i < rc->nr; i++)
 		n[rc->m[i].c.verdict]++;
-	if (rc->worse)
-		strbuf_addf(out, "WORSE: %d metric(s) regressed", rc->worse);
-	if (rc->worse && rc->better)
-		strbuf_addstr(out, ", ");
-	if (rc->better)
-		strbuf_addf(out, "BETTER: %d metric(s) improved", rc->better);
-	if (!rc->worse && !rc->better)
-		strbuf_addstr(out, "no significant change");
+	compare_verdict(rc, out);
 	strbuf_addf(out, " (%zu metric(s)", rc->nr);
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		if (!n[order[i]])

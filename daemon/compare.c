@@ -243,6 +243,18 @@ static void fmt_side(struct strbuf *sb, const struct summary *s)
 	strbuf_release(&tmp);
 }
 
+void compare_verdict(const struct run_comparison *rc, struct strbuf *out)
+{
+	if (rc->worse)
+		strbuf_addf(out, "WORSE: %d metric(s) regressed", rc->worse);
+	if (rc->worse && rc->better)
+		strbuf_addstr(out, ", ");
+	if (rc->better)
+		strbuf_addf(out, "BETTER: %d metric(s) improved", rc->better);
+	if (!rc->worse && !rc->better)
+		strbuf_addstr(out, "no significant change");
+}
+
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out)
 {
@@ -307,14 +319,7 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addf(out, "\nverdict: ");
-	if (rc->worse)
-		strbuf_addf(out, "WORSE: %d metric(s) regressed", rc->worse);
-	if (rc->worse && rc->better)
-		strbuf_addstr(out, ", ");
-	if (rc->better)
-		strbuf_addf(out, "BETTER: %d metric(s) improved", rc->better);
-	if (!rc->worse && !rc->better)
-		strbuf_addstr(out, "no significant change");
+	compare_verdict(rc, out);
 	strbuf_addch(out, '\n');
 	run_info_release(&bi);
 	run_info_release(&ni);

@@ -34,6 +34,12 @@ struct run_comparison {
 int compare_runs(struct db *db, long long base_id, long long new_id,
 		 struct run_comparison *out);
 void run_comparison_release(struct run_comparison *rc);
+/*
+ * compare_verdict - the verdict of a comparison in a few words: "WORSE: 2
+ * metric(s) regressed", "BETTER: ...", both, or "no significant change"
+ */
+void compare_verdict(const struct run_comparison *rc, struct strbuf *out);
+
 /* the table users read: one line per metric, then the verdict line */
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out);

@@ -19,48 +19,7 @@ PATCH2='20250303100000.2.mmci-demo@example.org'
 BOX="$TRASH/box"
 HOST=$(hostname)
 
-# the server: accepts and stores, or refuses RCPT / DATA when $BOX/mode
-# says "rcpt" / "data"
-cat > "$TRASH/catcher.py" <<'EOF'
-import os
-
-
-class Catcher:
-    def __init__(self, outdir):
-        self.outdir = outdir
-        self.n = 0
-
-    @classmethod
-    def from_cli(cls, parser, *args):
-        return cls(*args)
-
-    def mode(self):
-        try:
-            with open(os.path.join(self.outdir, "mode")) as f:
-                return f.read().strip()
-        except OSError:
-            return ""
-
-    async def handle_RCPT(self, server, session, envelope, address, options):
-        if self.mode() == "rcpt":
-            return "550 no"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        if self.mode() == "data":
-            return "550 no"
-        self.n += 1
-        base = os.path.join(self.outdir, "msg-%d" % self.n)
-        with open(base + ".env", "w") as f:
-            f.write("from %s\n" % envelope.mail_from)
-            for r in envelope.rcpt_tos:
-                f.write("rcpt %s\n" % r)
-        with open(base + ".tmp", "wb") as f:
-            f.write(envelope.original_content)
-        os.rename(base + ".tmp", base + ".eml")
-        return "250 Message accepted for delivery"
-EOF
+# the SMTP server: tests/catcher.py
 
 # headers NAME... : the message's header field names, one a line
 cat > "$TRASH/headers.py" <<'EOF'
@@ -98,7 +57,7 @@ headers() { tr -d '\r' < "$1" | sed '/^$/q' | sed -e ':a' -e '$!N;s/\n[ \t]/ /;t
 test_expect 'start aiosmtpd on a free loopback port' '
 	mkdir -p "$BOX" &&
 	port=$(free_port) && echo "$port" > "$TRASH/port" &&
-	{ PYTHONPATH="$TRASH" "$PY" -m aiosmtpd -n -l "127.0.0.1:$port" \
+	{ PYTHONPATH="$SRC/tests" "$PY" -m aiosmtpd -n -l "127.0.0.1:$port" \
 		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
 	  echo $! > "$TRASH/smtpd.pid"; } &&
 	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $port), 1)" 2>/dev/null; do

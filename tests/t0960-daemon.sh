@@ -6,7 +6,7 @@
 # interleaved, compares, and mails the LKP-style report to a real SMTP
 # server (python3-aiosmtpd) threaded under the cover letter; its web page
 # (headless Chromium) shows the per-patch table and the claim check. The
-# SMTP server refuses the first attempt (451): the mail is kept and sent
+# SMTP server defers the first attempt (451): the mail is kept and sent
 # at a later poll.
 # Half-way through the first boots the daemon is killed with -9: its job
 # child dies with it, nothing stored is lost, and a restarted daemon
@@ -39,34 +39,7 @@ free_port() {
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# the SMTP server stores every message it accepts as box/msg-N.eml, and
-# refuses them while box/refuse exists
-cat > "$TRASH/catcher.py" <<'EOF'
-import os
-
-
-class Catcher:
-    def __init__(self, outdir):
-        self.outdir = outdir
-        self.n = 0
-
-    @classmethod
-    def from_cli(cls, parser, *args):
-        return cls(*args)
-
-    async def handle_DATA(self, server, session, envelope):
-        if os.path.exists(os.path.join(self.outdir, "refuse")):
-            return "451 4.3.0 try again later"
-        self.n += 1
-        base = os.path.join(self.outdir, "msg-%d" % self.n)
-        with open(base + ".env", "w") as f:
-            for r in envelope.rcpt_tos:
-                f.write("rcpt %s\n" % r)
-        with open(base + ".tmp", "wb") as f:
-            f.write(envelope.original_content)
-        os.rename(base + ".tmp", base + ".eml")
-        return "250 Message accepted for delivery"
-EOF
+# the SMTP server: tests/catcher.py
 
 DAEMON_PID= SMTPD_PID=
 cleanup() {
@@ -122,8 +95,8 @@ test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings'
 	<id>urn:uuid:00000000-0000-0000-0000-000000000001</id></entry>
 	</feed>
 	EOF
-	mkdir -p "$BOX" && touch "$BOX/refuse" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
-	{ PYTHONPATH="$TRASH" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
+	mkdir -p "$BOX" && echo defer > "$BOX/mode" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
+	{ PYTHONPATH="$SRC/tests" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
 		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
 	  echo $! > "$TRASH/smtpd.pid"; } &&
 	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $sport), 1)" 2>/dev/null; do
@@ -225,7 +198,7 @@ test_expect 'the SMTP server refuses the report: kept, sent again at a later pol
 	sql "SELECT id, status, error FROM mails" &&
 	[ "$(sql "SELECT count(*) FROM mails WHERE status = \"failed\" AND error LIKE \"%451%\"")" = 1 ] &&
 	! ls "$BOX"/msg-*.eml 2> /dev/null &&
-	rm "$BOX/refuse" &&
+	rm "$BOX/mode" &&
 	wait_for 60 "the mail to be sent" "SELECT count(*) = 1 FROM mails WHERE status = \"sent\"" &&
 	grep -q "mail retry: 1 sent, 0 still failing" "$TRASH/daemon.log"
 '
