@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -24,7 +25,17 @@
 
 #include "tap.h"
 
-static char *self;	/* this binary, absolute */
+static char *self;	/* this binary (a copy in the scratch dir) */
+/*
+ * a copy of it runs in the sandboxes, from here, bound read-only: the
+ * checkout may be under /tmp, which the sandbox replaces
+ */
+static char *self_dir;
+/*
+ * what the helpers exit with when the operation failed: not 1, which is
+ * also bwrap's exit when it cannot start the command at all
+ */
+#define HELPER_FAILED 3
 static char *scratch;	/* absolute, removed at the end */
 
 static int helper_connect(const char *port)
@@ -35,12 +46,12 @@ static int helper_connect(const char *port)
 	sa.sin_port = htons(atoi(port));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	return fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ?
-	       0 : 1;
+	       0 : HELPER_FAILED;
 }
 
 static int helper_write(const char *path)
 {
-	return write_file(path, "sandbox\n", 8) < 0 ? 1 : 0;
+	return write_file(path, "sandbox\n", 8) < 0 ? HELPER_FAILED : 0;
 }
 
 /* run argv in @sb from @dir; its output (stdout+stderr) in @out */
@@ -120,6 +131,7 @@ static void test_network(void)
 	struct strbuf out = STRBUF_INIT;
 	char port[16];
 	const char *argv[] = { self, "connect", port, NULL };
+	const char *ro[] = { self_dir, NULL };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -131,9 +143,10 @@ static void test_network(void)
 	}
 	xsnprintf(port, sizeof(port), "%d", ntohs(sa.sin_port));
 	none.kind = SANDBOX_NONE;
+	sb.ro = ro;
 	is_int(run_in(&none, argv, NULL, NULL, &out), 0,
 	       "outside: connect to 127.0.0.1 succeeds");
-	is_int(run_in(&sb, argv, NULL, NULL, &out), 1,
+	is_int(run_in(&sb, argv, NULL, NULL, &out), HELPER_FAILED,
 	       "inside: connect to 127.0.0.1 fails (network namespace)");
 	close(fd);
 	strbuf_release(&out);
@@ -147,7 +160,7 @@ static void test_files(void)
 	char *f_rw = xstrfmt("%s/file", rw);
 	char *f_rw_ro = xstrfmt("%s/file", rw_ro);
 	char *f_other = xstrfmt("%s/file", other);
-	const char *rws[] = { rw, NULL }, *ros[] = { rw_ro, NULL };
+	const char *rws[] = { rw, NULL }, *ros[] = { rw_ro, self_dir, NULL };
 	const char *w_rw[] = { self, "write", f_rw, NULL };
 	const char *w_rw_ro[] = { self, "write", f_rw_ro, NULL };
 	const char *w_other[] = { self, "write", f_other, NULL };
@@ -166,13 +179,13 @@ static void test_files(void)
 	       "writing to a bound writable directory succeeds");
 	ok(strbuf_read_file(&got, f_rw, 0) == 8 &&
 	   !strcmp(got.buf, "sandbox\n"), "and the file appears outside");
-	is_int(run_in(&sb, w_rw_ro, NULL, NULL, &out), 1,
+	is_int(run_in(&sb, w_rw_ro, NULL, NULL, &out), HELPER_FAILED,
 	   "a read-only directory below a writable one stays read-only");
 	ok(!file_exists(f_rw_ro), "nothing written there");
-	is_int(run_in(&sb, w_other, NULL, NULL, &out), 1,
+	is_int(run_in(&sb, w_other, NULL, NULL, &out), HELPER_FAILED,
 	       "writing to a directory that is not bound fails");
 	ok(!file_exists(f_other), "nothing written outside");
-	is_int(run_in(&sb, w_etc, NULL, NULL, &out), 1,
+	is_int(run_in(&sb, w_etc, NULL, NULL, &out), HELPER_FAILED,
 	       "writing to /etc fails");
 	ok(!file_exists("/etc/mmci-sandbox-test"), "nothing written to /etc");
 	is_int(run_in(&sb, w_tmp, NULL, NULL, &out), 0, "/tmp is writable");
@@ -296,7 +309,16 @@ int main(int argc, char **argv)
 	if (!dir)
 		die_errno("cannot create a scratch directory");
 	scratch = real_path(dir);
-	self = real_path("/proc/self/exe");
+	{
+		char *exe = real_path("/proc/self/exe");
+
+		self_dir = xstrfmt("%s/bin", scratch);
+		self = xstrfmt("%s/test-sandbox", self_dir);
+		if (mkdir_p(self_dir, 0755) < 0 || copy_file(exe, self) < 0 ||
+		    chmod(self, 0755) < 0)
+			die_errno("cannot copy '%s' to '%s'", exe, self);
+		free(exe);
+	}
 
 	test_parse();
 	test_identity();
@@ -309,5 +331,6 @@ int main(int argc, char **argv)
 	remove_tree(scratch);
 	free(scratch);
 	free(self);
+	free(self_dir);
 	return done_testing();
 }
