@@ -4,7 +4,7 @@
  *
  * Workload: Linux 6.12 from tinyconfig plus a fragment, on a 2-core host:
  * cold 7.5-10 min, warm ccache 35-60 s, one touched .c file 11-16 s
- * (DESIGN.md). Kconfig can silently drop an option whose dependencies are
+ * (docs/FACTS.md). Kconfig can silently drop an option whose dependencies are
  * not met, so every option of the fragment is checked in the final .config.
  *
  * Every command that runs the tree's own code (make, merge_config.sh) runs
@@ -274,7 +274,7 @@ static int run_make(const struct make_ctx *mc, const char *what,
 	argv[argc] = NULL;
 
 	/*
-	 * DESIGN.md: one build in eleven failed once with no compiler message
+	 * docs/FACTS.md: one build in eleven failed once with no compiler message
 	 * and passed on retry. Retry once, only in that case.
 	 */
 	for (attempt = 0; attempt < 2; attempt++) {

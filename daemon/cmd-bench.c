@@ -10,7 +10,8 @@
  * noisy spell on the host is shared by all settings instead of inflating
  * one. `--from-runs` prints the same table from runs already stored.
  *
- * The statistics, per metric and setting (DESIGN.md: the boot is the unit):
+ * The statistics, per metric and setting (docs/STATISTICS.md: the boot is
+ * the unit):
  *  - n: ok boots with samples of the metric;
  *  - median: of the per-boot medians;
  *  - CV: between-boot coefficient of variation, sd / mean of the per-boot
@@ -677,7 +678,7 @@ static void bench_format(struct db *db, const struct bench *b,
 		"best: least between-boot CV. icount counts instructions, not "
 		"cache or\n"
 		"memory effects: its spread is not the only criterion "
-		"(DESIGN.md).\n\n",
+		"(docs/STATISTICS.md).\n\n",
 		BENCH_ALPHA, BENCH_POWER);
 
 	/* header: the setting names over their column groups */

@@ -2,7 +2,7 @@
 /*
  * config.h - where mmci keeps things.
  *
- * The embedded defaults (DESIGN.md) need no configuration file: the
+ * The embedded defaults (docs/ARCHITECTURE.md) need no configuration file: the
  * database is ./mmci.db, the data directory ./var (tree, build cache,
  * logs), and the tree is Debian's 6.12 source imported into ./var/linux.
  * MMCI_DB, MMCI_DATA, MMCI_TREE and MMCI_PROJECT override them; the

@@ -6,7 +6,7 @@
  * The outbox is the default and the safe place: every report is written
  * there as <timestamp>-<n>.eml whether or not it is also sent, so a
  * message a server refused is still on disk for a retry. Sending needs an
- * explicit server URL (DESIGN.md: dry-run by default).
+ * explicit server URL (docs/OPERATIONS.md: dry-run by default).
  *
  * Messages are composed with "\n" line ends (the .eml files keep them);
  * smtp_send() turns them into CRLF on the wire, and libcurl does the

@@ -7,7 +7,8 @@
  * seed, so the same input always gives the same verdict.
  *
  * What is a sample? compare_samples() treats every value as one independent
- * replicate; choosing the replicates is the caller's job (see DESIGN.md):
+ * replicate; choosing the replicates is the caller's job (see
+ * docs/STATISTICS.md):
  *  - wall-clock mode: one value per BOOT (e.g. the boot's mean rebind time).
  *    Boot-to-boot variation is 7-10 % while rebinds inside one boot vary
  *    ~4 %, so pooling the rebinds of a boot understates the noise and gave

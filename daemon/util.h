@@ -2,7 +2,7 @@
 /*
  * util.h - allocation, error reporting and logging used by every module.
  *
- * Rules (see STYLE.md):
+ * Rules (see docs/STYLE.md):
  *  - allocation failure aborts (xmalloc and friends), so error paths only
  *    handle real I/O and input errors;
  *  - error() logs "error: <msg>" and returns -1, for "return error(...)";

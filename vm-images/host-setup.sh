@@ -48,7 +48,7 @@ else
 fi
 
 # libvirt: under systemd use the units; without systemd (containers, CI)
-# start the daemons by hand, as DESIGN.md describes.
+# start the daemons by hand, as docs/OPERATIONS.md describes.
 if [ -d /run/systemd/system ]; then
 	systemctl start virtlogd.socket libvirtd.service
 else

@@ -2,7 +2,7 @@
 /*
  * test-calibrate.c - unit tests of daemon/calibrate.c: the Wilson interval,
  * A/A false alarms and detection on synthetic pools (normal, CV 8 %, as
- * boot medians under TCG; DESIGN.md), determinism, too small a pool,
+ * boot medians under TCG; docs/FACTS.md), determinism, too small a pool,
  * constant pools (icount) and the thresholds' plumbing.
  */
 #include <math.h>

@@ -313,8 +313,8 @@ static void test_random(void)
 }
 
 /*
- * False alarms: identical kernels, boot means with CV 8 % (DESIGN.md), as
- * many pairs as a month of nightly runs; the verdict must say "worse" or
+ * False alarms: identical kernels, boot means with CV 8 % (docs/FACTS.md),
+ * as many pairs as a month of nightly runs; the verdict must say "worse" or
  * "better" in at most alpha of them. Power at +20 % is printed alongside.
  */
 static void false_alarms(size_t boots, size_t pairs, double limit)
