@@ -29,6 +29,7 @@
  * to one loop turn does not count. What the host did is kept in
  * vm_result.host_log, one line per request.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -439,6 +440,13 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 
 /* --- running a guest ------------------------------------------------- */
 
+enum vm_wait_end {
+	WAIT_ENDED,		/* the domain is gone */
+	WAIT_TIMEOUT,		/* timeout_s passed */
+	WAIT_SILENT,		/* no console line within first_line_s */
+	WAIT_FIRST_LINE,	/* it printed, and stop_at_first_line asked */
+};
+
 struct vm_watch {
 	const char *name;
 	int stopped;		/* a STOPPED event arrived */
@@ -595,6 +603,102 @@ static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
 	}
 }
 
+/* --- the guest's first console line ---------------------------------- */
+
+static int printk_stamp(const char *line)
+{
+	const char *p = line + 1;
+
+	if (*line != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.' || !isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == ']';
+}
+
+int vm_console_started(const char *log)
+{
+	static const char *const anywhere[] = {
+		"Linux version ", "Booting Linux", "EFI stub: ",
+		"Kernel panic - not syncing",
+	};
+	const char *line = log;
+
+	while (*line) {
+		const char *eol = strchrnul(line, '\n');
+		char *l = xstrndup(line, eol - line);
+		const char *p = l;
+		size_t i;
+		int hit;
+
+		while (*p == '\r')
+			p++;
+		hit = starts_with(p, "mmci: ") || printk_stamp(p);
+		for (i = 0; !hit && i < ARRAY_SIZE(anywhere); i++)
+			hit = strstr(p, anywhere[i]) != NULL;
+		free(l);
+		if (hit)
+			return 1;
+		line = *eol ? eol + 1 : eol;
+	}
+	return 0;
+}
+
+const char *vm_test_kvm_seam(void)
+{
+	const char *v = getenv("MMCI_TEST_KVM_SEAM");
+
+	if (!v || !*v)
+		return NULL;
+	if (!strcmp(v, "hang") || !strcmp(v, "works"))
+		return v;
+	log_warnx("ignoring MMCI_TEST_KVM_SEAM='%s', expected 'hang' or "
+		  "'works'", v);
+	return NULL;
+}
+
+/* the head of the console log, read as it grows, until the guest speaks */
+struct vm_console {
+	const char *path;
+	int fd;
+	struct strbuf head;	/* the first 64 KiB, NULs made spaces */
+	int started;
+	double at;		/* s from the start request to the line */
+};
+
+static void vm_poll_console(struct vm_console *c, double t0)
+{
+	char buf[4096];
+	ssize_t n, i;
+
+	if (c->started)
+		return;
+	if (c->fd < 0) {
+		c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0)
+			return;
+	}
+	while ((n = read(c->fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		if (c->head.len < 65536)
+			strbuf_add(&c->head, buf, n);
+	}
+	if (vm_console_started(c->head.buf)) {
+		c->started = 1;
+		c->at = now_s() - t0;
+	}
+}
+
 static void vm_tick(int timer, void *opaque)
 {
 	/* only there to make virEventRunDefaultImpl() return */
@@ -634,7 +738,8 @@ static int console_has(const struct strbuf *log, const char *needle,
 
 /* why did the guest end? look at what the event said and the console */
 static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
-			int timed_out, const char *lost, struct vm_result *res)
+			enum vm_wait_end end, const char *lost,
+			struct vm_result *res)
 {
 	struct strbuf log = STRBUF_INIT;
 	int detail = w->stopped ? w->stop_detail : -1;
@@ -649,7 +754,15 @@ static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
 		/* with panic=0 the guest hangs: a timeout, but say why */
 	} else if (lost) {
 		set_result_error(res, "lost domain '%s': %s", spec->name, lost);
-	} else if (timed_out) {
+	} else if (end == WAIT_SILENT) {
+		res->exit_kind = VM_SILENT;
+		set_result_error(res, "the guest printed no console line within "
+				 "%u s", spec->first_line_s);
+	} else if (end == WAIT_FIRST_LINE) {
+		res->exit_kind = VM_STOPPED;
+		set_result_error(res, "stopped after its first console line, "
+				 "%.1f s after the start", res->first_line_s);
+	} else if (end == WAIT_TIMEOUT) {
 		res->exit_kind = VM_TIMEOUT;
 		set_result_error(res, "guest did not end within %u s",
 				 spec->timeout_s);
@@ -709,24 +822,39 @@ static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
 	return -1;
 }
 
-/* wait for the end of @dom; fills @w, returns 1 on timeout */
-static int vm_wait(virConnectPtr conn, virDomainPtr dom,
-		   const struct vm_spec *spec, double t0, struct vm_watch *w,
-		   struct vm_requests *rq, char **lost)
+/*
+ * wait for the end of @dom; fills @w. @t1 is when the start request
+ * returned: the first-line deadline counts from there, so the time QEMU
+ * takes to map a large NVDIMM is not the guest's.
+ */
+static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
+				const struct vm_spec *spec, double t0,
+				double t1, struct vm_watch *w,
+				struct vm_requests *rq, struct vm_console *con,
+				char **lost)
 {
 	double deadline = spec->timeout_s ? t0 + spec->timeout_s : 0;
 	double next_poll = 0, gone_at = 0;
+	int watch = spec->first_line_s || spec->stop_at_first_line;
 
 	for (;;) {
 		double now = now_s();
 
 		if (w->stopped)
-			return 0;
+			return WAIT_ENDED;
 		/* vanished without a STOPPED event: classify by the log */
 		if (gone_at && now - gone_at > VM_EVENT_GRACE_S)
-			return 0;
+			return WAIT_ENDED;
 		if (!gone_at && deadline && now >= deadline)
-			return 1;
+			return WAIT_TIMEOUT;
+		if (!gone_at && watch && !con->started) {
+			vm_poll_console(con, t0);
+			if (!con->started && spec->first_line_s &&
+			    now >= t1 + spec->first_line_s)
+				return WAIT_SILENT;
+		}
+		if (con->started && spec->stop_at_first_line)
+			return WAIT_FIRST_LINE;
 		if (!gone_at && rq)
 			vm_poll_requests(rq, dom, t0);
 		if (!gone_at && now >= next_poll) {
@@ -738,7 +866,7 @@ static int vm_wait(virConnectPtr conn, virDomainPtr dom,
 
 				if (vm_last_error_code() != VIR_ERR_NO_DOMAIN) {
 					*lost = xstrdup(msg);
-					return 0;
+					return WAIT_ENDED;
 				}
 				gone_at = now;
 			} else if (state == VIR_DOMAIN_SHUTOFF ||
@@ -751,11 +879,11 @@ static int vm_wait(virConnectPtr conn, virDomainPtr dom,
 		if (virEventRunDefaultImpl() < 0) {
 			*lost = xstrfmt("libvirt event loop failed: %s",
 					virGetLastErrorMessage());
-			return 0;
+			return WAIT_ENDED;
 		}
 		if (!virConnectIsAlive(conn)) {
 			*lost = xstrdup("connection to libvirt closed");
-			return 0;
+			return WAIT_ENDED;
 		}
 	}
 }
@@ -767,9 +895,15 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 						  VM_DEFAULT_TEMPLATE;
 	struct vm_watch w = { .name = spec->name };
 	struct vm_requests rq = { .fd = -1, .partial = STRBUF_INIT };
+	struct vm_console con = { .path = spec->console_log, .fd = -1,
+				  .head = STRBUF_INIT };
+	const char *seam = spec->kvm ? vm_test_kvm_seam() : NULL;
+	struct vm_spec made = *spec;
+	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
-	int cb = -1, timer = -1, timed_out, ret = -1;
+	int cb = -1, timer = -1, ret = -1;
+	enum vm_wait_end end;
 	char *lost = NULL;
 	double t0, t1;
 
@@ -782,7 +916,16 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 				tpath, strerror(errno));
 		goto out;
 	}
-	if (vm_domain_xml(spec, tmpl.buf, &xml) < 0) {
+	if (seam) {
+		/* a TCG guest stands in for the KVM one (vm.h) */
+		made.kvm = 0;
+		if (!strcmp(seam, "hang"))
+			flags |= VIR_DOMAIN_START_PAUSED;
+		log_info("test seam MMCI_TEST_KVM_SEAM=%s: domain '%s' runs "
+			 "under TCG%s in place of KVM", seam, spec->name,
+			 !strcmp(seam, "hang") ? ", paused" : "");
+	}
+	if (vm_domain_xml(&made, tmpl.buf, &xml) < 0) {
 		vm_start_failed(res, "cannot make the XML of domain '%s'",
 				spec->name ? spec->name : "");
 		goto out;
@@ -826,7 +969,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 
 	log_debug("starting domain '%s'", spec->name);
 	t0 = w.t0 = now_s();
-	dom = virDomainCreateXML(conn, xml.buf, VIR_DOMAIN_START_AUTODESTROY);
+	dom = virDomainCreateXML(conn, xml.buf, flags);
 	t1 = now_s();
 	if (!dom) {
 		vm_start_failed(res, "cannot start domain '%s': %s", spec->name,
@@ -847,19 +990,22 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	rq.path = spec->results_log;
 	rq.vmem_max_mib = spec->virtio_mem_max_mib;
 	rq.log = &res->host_log;
-	timed_out = vm_wait(conn, dom, spec, t0, &w, &rq, &lost);
-	if (timed_out) {
-		if (!w.end_s)
-			w.end_s = now_s();
+	end = vm_wait(conn, dom, spec, t0, t1, &w, &rq, &con, &lost);
+	if (end != WAIT_ENDED && !w.end_s)
+		w.end_s = now_s();
+	if (end == WAIT_TIMEOUT)
 		log_info("domain '%s' timed out after %u s, destroying it",
 			 spec->name, spec->timeout_s);
-	}
+	else if (end == WAIT_SILENT)
+		log_info("domain '%s' printed nothing within %u s, destroying "
+			 "it", spec->name, spec->first_line_s);
 	vm_destroy(dom, spec->name);
 	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
+	res->first_line_s = con.started ? con.at : 0;
 
 	make_readable(spec->console_log);
 	make_readable(spec->results_log);
-	vm_classify(spec, &w, timed_out, lost, res);
+	vm_classify(spec, &w, end, lost, res);
 	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
 		  vm_exit_kind_name(res->exit_kind), res->boot_to_end_s,
 		  res->error[0] ? ", " : "", res->error);
@@ -876,6 +1022,9 @@ out:
 	free(lost);
 	if (rq.fd >= 0)
 		close(rq.fd);
+	if (con.fd >= 0)
+		close(con.fd);
+	strbuf_release(&con.head);
 	strbuf_release(&rq.partial);
 	strbuf_release(&tmpl);
 	strbuf_release(&xml);
@@ -898,6 +1047,10 @@ const char *vm_exit_kind_name(enum vm_exit_kind kind)
 		return "poweroff";
 	case VM_TIMEOUT:
 		return "timeout";
+	case VM_SILENT:
+		return "silent";
+	case VM_STOPPED:
+		return "stopped";
 	case VM_CRASHED:
 		return "crashed";
 	case VM_START_FAILED:

@@ -47,6 +47,16 @@ struct vm_spec {
 	const char *cpu_model;	/* TCG CPU model, NULL = VM_DEFAULT_CPU_MODEL */
 	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */
 	unsigned int timeout_s;	/* s, hard limit for boot + run; 0 = none */
+	/*
+	 * s the guest has to print its first console line (the kernel's or
+	 * the initramfs's, vm_console_started(); firmware lines do not
+	 * count); 0 = no such deadline. Past it the domain is destroyed and
+	 * the boot ends as VM_SILENT: a KVM that hangs Linux guests after
+	 * the switch out of real mode looks like this (docs/OPERATIONS.md).
+	 */
+	unsigned int first_line_s;
+	int stop_at_first_line;	/* destroy the guest once it printed (a
+				 * trial boot): ends as VM_STOPPED */
 	const char *template_path;	/* NULL = VM_DEFAULT_TEMPLATE */
 };
 
@@ -55,6 +65,8 @@ enum vm_exit_kind {
 	VM_TIMEOUT,		/* timeout_s passed; mmci destroyed the guest */
 	VM_CRASHED,		/* kernel panic, unexpected reboot, QEMU died */
 	VM_START_FAILED,	/* the domain could not be started */
+	VM_SILENT,		/* no console line within first_line_s */
+	VM_STOPPED,		/* stopped after its first line, as asked */
 };
 
 struct vm_result {
@@ -62,6 +74,8 @@ struct vm_result {
 	double start_s;		/* s spent in virDomainCreateXML */
 	double boot_to_end_s;	/* s from the start request to the guest's
 				 * poweroff (libvirt's SHUTDOWN event) */
+	double first_line_s;	/* s from the start request to the guest's
+				 * first console line, 0 = none seen */
 	char *qemu_version;	/* "7.2.0", caller frees (vm_result_release) */
 	char *libvirt_version;	/* "9.0.0", caller frees */
 	char *domain_xml;	/* the XML libvirt was given, caller frees */
@@ -85,6 +99,25 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res);
 
 void vm_result_release(struct vm_result *res);
 const char *vm_exit_kind_name(enum vm_exit_kind kind);
+
+/**
+ * vm_console_started() - has the guest's OS printed on its console?
+ * @log: what the console log holds so far
+ *
+ * True for a line of the kernel (a printk time stamp, "Linux version",
+ * "Booting Linux", the EFI stub, a panic) or of mmci's initramfs
+ * ("mmci: "); firmware output (SeaBIOS, iPXE, UEFI) does not count.
+ */
+int vm_console_started(const char *log);
+
+/*
+ * MMCI_TEST_KVM_SEAM=hang|works, for tests on hosts without KVM: a domain
+ * asked for with kvm = 1 is made a TCG domain instead, and with "hang" it
+ * is started paused, so it never prints, as a guest on a KVM that hangs
+ * Linux guests; kvm_usable() then says yes. Returns "hang", "works" or
+ * NULL (unset); any other value is refused at the first use.
+ */
+const char *vm_test_kvm_seam(void);
 
 /**
  * vm_domain_xml() - expand a domain template for @spec

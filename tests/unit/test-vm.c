@@ -204,6 +204,40 @@ static void test_template_syntax(void)
 	strbuf_release(&x);
 }
 
+/* the first-line deadline counts the guest's own lines, not firmware's */
+static void test_console_started(void)
+{
+	static const char *const firmware[] = {
+		"",
+		"SeaBIOS (version 1.16.2-debian-1.16.2-1)\r\n",
+		"Booting from ROM..\r\n",
+		"iPXE (http://ipxe.org) 00:02.0 C000 PCI2.10 PnP PMM+\n",
+		"BdsDxe: loading Boot0001 \"UEFI Misc Device\"\r\n"
+		"BdsDxe: starting Boot0001\r\n",
+		"[0x1000] not a time stamp\n",
+		"[   12.] half a time stamp\n",
+		"xmmci: not at the start of a line\n",
+	};
+	static const char *const guest[] = {
+		"[    0.000000] Linux version 6.12.57 (gcc 12.2.0)\n",
+		"mmci: init start\n",
+		"SeaBIOS (version 1.16.2)\r\nBooting from ROM..\r\n"
+		"\rmmci: init start\r\n",
+		"EFI stub: Booting Linux Kernel...\n",
+		"[   12.345678] virtio_mem virtio0: start address: 0x140000000\n",
+		"Kernel panic - not syncing: VFS: Unable to mount root fs\n",
+		"Booting Linux on physical CPU 0x0000000000 [0x411fd070]\n",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(firmware); i++)
+		ok(!vm_console_started(firmware[i]),
+		   "firmware output is not the guest's first line");
+	for (i = 0; i < ARRAY_SIZE(guest); i++)
+		ok(vm_console_started(guest[i]),
+		   "a kernel or initramfs line is the guest's first line");
+}
+
 int main(void)
 {
 	const char *path = getenv("MMCI_TEMPLATE");
@@ -222,6 +256,7 @@ int main(void)
 	test_pinning();
 	test_bad_specs();
 	test_template_syntax();
+	test_console_started();
 	strbuf_release(&tmpl);
 	return done_testing();
 }
