@@ -337,6 +337,7 @@ int cmd_bisect(int argc, char **argv)
 	kb = kg < 0 ? -1 : measure_add(&m, &bad, 0, 0, "bad");
 	if (kg < 0 || kb < 0)
 		goto fail;
+	measure_args_resolve(&ma, &m);
 	measure_rounds(&m, ma.boots);
 	measure_adapt(&m, &(struct measure_pair){ kg, kb }, 1, b.workload,
 		      b.metric, ma.max_boots);

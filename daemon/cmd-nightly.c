@@ -224,6 +224,7 @@ int cmd_nightly(int argc, char **argv)
 	free(label);
 	if (kc < 0)
 		goto fail;
+	measure_args_resolve(&ma, &m);
 	measure_rounds(&m, ma.boots);
 	if (kp >= 0)
 		measure_adapt(&m, &(struct measure_pair){ kp, kc }, 1, NULL,

@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "accel.h"
 #include "build.h"
 #include "builtin.h"
 #include "compare.h"
@@ -32,7 +33,6 @@
 #include "fsutil.h"
 #include "image.h"
 #include "ingest.h"
-#include "kvm-probe.h"
 #include "run-command.h"
 #include "run.h"
 #include "strbuf.h"
@@ -567,21 +567,21 @@ static int prebuilt(const struct db *db, struct repro *r,
 /*
  * The accelerator of the recorded run. A tcg run stays tcg on a host with
  * KVM; a kvm run falls back to tcg (said, and the modes then differ, so
- * the runs are not compared) when this host has no usable KVM.
- * kvm_usable() is also what run_create() asks: MMCI_ACCEL forces it.
+ * the runs are not compared) when this host has no usable KVM: no
+ * /dev/kvm, or a stored verdict that KVM hangs guests here (accel.h).
+ * Without a verdict run_create() boots its trial and may still fall back;
+ * the run row then says so.
  */
-static const char *choose_accel(const struct repro *r)
+static const char *choose_accel(struct db *db, const struct repro *r)
 {
-	char why[128];
+	char why[256];
 
 	if (!strcmp(r->accel, "tcg")) {
 		setenv("MMCI_ACCEL", "tcg", 1);
 		return "tcg";
 	}
-	if (kvm_usable(why, sizeof(why))) {
-		setenv("MMCI_ACCEL", "kvm", 1);
+	if (accel_expect_kvm(db, why, sizeof(why)))
 		return "kvm";
-	}
 	warning("run #%lld used KVM, this host has none usable (%s): using "
 		"TCG, the new run is not comparable with it", r->id, why);
 	setenv("MMCI_ACCEL", "tcg", 1);
@@ -782,7 +782,7 @@ int cmd_reproduce(int argc, char **argv)
 	if (r.build_id ? rebuild(&cfg, &db, &r, fragment, dry_run, &br, &o) :
 			 prebuilt(&db, &r, fragment, &o))
 		goto out;
-	accel = choose_accel(&r);
+	accel = choose_accel(&db, &r);
 	print_plan(&r, &o, accel, boots);
 
 	if (initrd_now(&cfg, &r, &o, dry_run, &initrd, initrd_sha) < 0)
@@ -816,6 +816,9 @@ int cmd_reproduce(int argc, char **argv)
 	if (run_create(&cfg, &db, &o, &new_id) < 0)
 		goto out;
 	printf("new run: #%lld \"%s\"\n", new_id, label);
+	if (db_int(&db, 0, "SELECT accel = 'tcg' FROM runs WHERE id = ?", "i",
+		   new_id))
+		accel = "tcg";	/* the trial showed KVM hangs guests */
 	check_setup(&db, &r, new_id);
 	fflush(stdout);
 	for (i = 0; i < boots; i++) {

@@ -214,6 +214,7 @@ int cmd_test_series(int argc, char **argv)
 		if (i > 1)
 			pairs[np++] = (struct measure_pair){ 0, i };
 	}
+	measure_args_resolve(&ma, &m);
 	measure_rounds(&m, ma.boots);
 	measure_adapt(&m, pairs, np, NULL, NULL, ma.max_boots);
 	measure_finish(&m);

@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 
 #include "db.h"
+#include "fsutil.h"
 #include "util.h"
 
 /* less free space than this is "full": SQLite needs a page or a 32 KiB
@@ -248,4 +249,14 @@ const char *db_col_text(sqlite3_stmt *st, int col)
 	const unsigned char *s = sqlite3_column_text(st, col);
 
 	return s ? (const char *)s : "";
+}
+
+void db_tag(struct db *db, char tag[9])
+{
+	char *abs = real_path(db->path), hex[41];
+
+	hash_hex(abs, strlen(abs), hex);
+	free(abs);
+	memcpy(tag, hex, 8);
+	tag[8] = '\0';
 }

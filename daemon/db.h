@@ -52,6 +52,13 @@ int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
 
+/*
+ * db_tag - 8 hex digits of the SHA-1 of the database's absolute path: the
+ * tag in the names of the domains its runs start, so two databases that
+ * share one libvirt (a test suite next to the service) never collide
+ */
+void db_tag(struct db *db, char tag[9]);
+
 /* column text, or "" for NULL: never NULL */
 const char *db_col_text(sqlite3_stmt *st, int col);
 

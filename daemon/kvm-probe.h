@@ -23,7 +23,8 @@
  *
  * MMCI_ACCEL=kvm or MMCI_ACCEL=tcg in the environment skips the probe and
  * forces the answer. Any other value of MMCI_ACCEL is ignored with a
- * warning.
+ * warning. Under the test seam MMCI_TEST_KVM_SEAM (vm.h) the answer is
+ * yes. A yes is only the first filter: accel.h decides by a real boot.
  *
  * Return: 1 if KVM guests run, 0 if not. Never fails otherwise.
  */

@@ -5,7 +5,6 @@
  */
 #include "measure.h"
 #include "db.h"
-#include "kvm-probe.h"
 #include "util.h"
 
 void measure_args_init(struct measure_args *a)
@@ -43,10 +42,21 @@ int measure_args_parse(struct measure_args *a, int c, const char *arg)
 
 void measure_args_finish(struct measure_args *a)
 {
+	if (a->boots && a->max_boots && a->max_boots < a->boots)
+		a->max_boots = a->boots;
+}
+
+/*
+ * The default boots follow the clock the first run really got: a run
+ * asked for on the wall clock may end up in icount mode when KVM turns
+ * out to hang guests (accel.h), and then 6 boots a side would be waste.
+ */
+void measure_args_resolve(struct measure_args *a, const struct measure *m)
+{
 	if (!a->boots) {
-		char why[128];
-		int wall = a->o.clock ? !strcmp(a->o.clock, "wall") :
-					kvm_usable(why, sizeof(why));
+		long long wall = m->nr ? db_int(m->db, 0, "SELECT clock = "
+						"'wall' FROM runs WHERE id = ?",
+						"i", m->k[0].run_id) : 0;
 
 		a->boots = wall ? 6 : 2;
 	}

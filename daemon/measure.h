@@ -6,7 +6,8 @@
  * test-series (base, +1 .. +N) and bisect (GOOD, BAD, midpoints) measure
  * the same way: every kernel is one run (one build, one set of run
  * options) owned by the job; a round boots each kernel once, in order,
- * so host drift hits all of them alike; the boot is the unit (DESIGN.md).
+ * so host drift hits all of them alike; the boot is the unit
+ * (docs/STATISTICS.md).
  *
  * Adaptive repeats (Pinpoint's idea): after the first rounds, each pair
  * of interest is compared; while a comparison is ambiguous (stats.h: too
@@ -93,13 +94,18 @@ struct measure_args {
 void measure_args_init(struct measure_args *a);
 /* 1 when @c was one of MEASURE_OPTIONS (dies on a bad number), else 0 */
 int measure_args_parse(struct measure_args *a, int c, const char *arg);
-/*
- * after parsing: boots by clock mode, max_boots 2 x. Wall clock: 6, the
- * fewest for which the rank test can reach the default alpha 0.005
- * (2 / C(12, 6) = 0.0022; 5 vs 5 is at best 0.0079). icount: 2, the
- * verdict rests on the clock's resolution.
- */
+/* after parsing: checks what was given (max_boots >= boots) */
 void measure_args_finish(struct measure_args *a);
+
+struct measure;
+/*
+ * once the first kernel's run exists (measure_add()): the boots not
+ * given, by the clock mode that run really got, max_boots 2 x. Wall
+ * clock: 6, the fewest for which the rank test can reach the default
+ * alpha 0.005 (2 / C(12, 6) = 0.0022; 5 vs 5 is at best 0.0079).
+ * icount: 2, the verdict rests on the clock's resolution.
+ */
+void measure_args_resolve(struct measure_args *a, const struct measure *m);
 
 /* which two kernels to compare, by index in measure.k */
 struct measure_pair {

@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accel.h"
 #include "build.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
 #include "image.h"
-#include "kvm-probe.h"
 #include "result.h"
 #include "run.h"
 #include "strbuf.h"
@@ -122,7 +122,7 @@ static unsigned long long guest_ram_mib(const struct run_opts *o,
  * The memmap of a namespace is 64 bytes per 4 KiB page (1/64 of its size);
  * with map=dev it is written into the backing file, which therefore grows
  * by that much. tmpfs is the default (disk-backed files gave 6 s outliers,
- * DESIGN.md) when the RAM can hold it with 2 GiB to spare for the guest.
+ * docs/FACTS.md) when the RAM can hold it with 2 GiB to spare for the guest.
  */
 static const char *choose_backing(const struct run_opts *o,
 				  unsigned long long ram_mib)
@@ -383,7 +383,8 @@ static int choose_pin(const struct run_opts *o, const char *clock,
 int run_create(const struct mmci_config *cfg, struct db *db,
 	       const struct run_opts *o, long long *run_id)
 {
-	char why[128], host[256] = "unknown", runner_sha[41], initrd_sha[41];
+	char host[256] = "unknown", runner_sha[41], initrd_sha[41];
+	struct accel_choice ac;
 	char *initrd = NULL, *runner = NULL, *params = NULL;
 	char *qemu_v = NULL, *libvirt_v = NULL;
 	struct strbuf wl = STRBUF_INIT, steps = STRBUF_INIT;
@@ -392,7 +393,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	unsigned long long ram_mib;
 	long long vmem_mib;
 	json_t *pj;
-	int kvm, ret = -1, n, pin;
+	int ret = -1, n, pin;
 	unsigned int vcpus, timeout;
 
 	if (workloads_expand(o->workloads, &wl) < 0 ||
@@ -405,26 +406,10 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	n = vm_cleanup_stale();
 	if (n > 0)
 		log_info("destroyed %d domain(s) left by a killed mmci", n);
-	kvm = kvm_usable(why, sizeof(why));
-	accel = kvm ? "kvm" : "tcg";
-	clock = o->clock ? o->clock : (kvm ? "wall" : "icount");
-	if (!strcmp(clock, "icount") && kvm) {
-		error("clock 'icount' needs TCG, but KVM is in use (set "
-		      "MMCI_ACCEL=tcg)");
+	if (o->clock && strcmp(o->clock, "icount") && strcmp(o->clock, "wall")) {
+		error("unknown clock mode '%s' (icount or wall)", o->clock);
 		goto out;
 	}
-	if (strcmp(clock, "icount") && strcmp(clock, "wall")) {
-		error("unknown clock mode '%s' (icount or wall)", clock);
-		goto out;
-	}
-	log_info("accelerator %s (%s), clock %s", accel, why, clock);
-	/*
-	 * icount runs all vCPUs round-robin on one host thread, so a second
-	 * vCPU buys nothing, and QEMU 7.2 hung in SMP bring-up with two.
-	 */
-	vcpus = !strcmp(clock, "icount") ? 1 : o->vcpus;
-	pin = choose_pin(o, clock, vcpus);
-
 	if (o->initrd) {
 		initrd = real_path(o->initrd);
 		if (hash_file_hex(initrd, initrd_sha) < 0)
@@ -433,6 +418,18 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 			       initrd_sha) < 0) {
 		goto out;
 	}
+	/* may boot the kernel once under KVM as a trial (accel.h) */
+	if (accel_choose(cfg, db, o->clock, o->kernel, initrd, &ac) < 0)
+		goto out;
+	accel = ac.kvm ? "kvm" : "tcg";
+	clock = o->clock ? o->clock : (ac.kvm ? "wall" : "icount");
+	log_info("accelerator %s (%s), clock %s", accel, ac.why, clock);
+	/*
+	 * icount runs all vCPUs round-robin on one host thread, so a second
+	 * vCPU buys nothing, and QEMU 7.2 hung in SMP bring-up with two.
+	 */
+	vcpus = !strcmp(clock, "icount") ? 1 : o->vcpus;
+	pin = choose_pin(o, clock, vcpus);
 	runner = project_path(cfg, "runner/mmci-runner");
 	if (hash_file_hex(runner, runner_sha) < 0)
 		goto out;
@@ -463,15 +460,16 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
-		   "initrd_sha1, status, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-		   "tIItttIttttiiitttttttd", o->label, o->job_id, o->build_id,
+		   "initrd_sha1, accel_reason, status, started_at) VALUES (?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "'running', ?)",
+		   "tIItttIttttiiittttttttd", o->label, o->job_id, o->build_id,
 		   o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,
 		   choose_backing(o, ram_mib), qemu_v, libvirt_v, host, runner_sha,
-		   initrd, initrd_sha, (double)time(NULL)) < 0)
+		   initrd, initrd_sha, ac.why, (double)time(NULL)) < 0)
 		goto out;
 	*run_id = db_last_id(db);
 	ret = 0;
@@ -612,16 +610,12 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 
 	backing = backing_path(cfg, r.backing, run_id, idx);
 	{
-		/*
-		 * Run ids are per database: the domain name carries a tag of
-		 * the database's path so that two databases sharing one
-		 * libvirt (a test suite next to the service) never collide.
-		 */
-		char *abs = real_path(db->path), tag[41];
+		/* run ids are per database: its tag in the name (db.h) */
+		char tag[9];
 
-		hash_hex(abs, strlen(abs), tag);
-		free(abs);
-		name = xstrfmt("mmci-%.8s-run%lld-boot%d", tag, run_id, idx);
+		db_tag(db, tag);
+		name = xstrfmt("%s%s-run%lld-boot%d", VM_NAME_PREFIX, tag,
+			       run_id, idx);
 	}
 	template = project_path(cfg, "vm-images/domain.xml.in");
 	memset(&spec, 0, sizeof(spec));
@@ -639,6 +633,13 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.virtio_mem_max_mib = r.vmem_mib;
 	spec.pin = r.pin;
 	spec.kvm = !strcmp(r.accel, "kvm");
+	/*
+	 * KVM worked on this host when the run was made (accel.h); should
+	 * it hang this guest anyway, the boot fails in seconds, not after
+	 * the whole timeout.
+	 */
+	if (spec.kvm)
+		spec.first_line_s = 3 * accel_deadline_s();
 	spec.icount = !strcmp(r.clock, "icount");
 	spec.timeout_s = r.timeout_s;
 	spec.template_path = template;
@@ -663,7 +664,13 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		strbuf_addf(&why, "cannot store the results of '%s'", results);
 		goto record;
 	}
-	if (vres.exit_kind == VM_TIMEOUT)
+	if (vres.exit_kind == VM_SILENT)
+		strbuf_addf(&why, "the guest printed nothing within %u s under "
+			    "KVM, though KVM ran guests on this host before "
+			    "(did the host change? 'mmci hosts --forget' makes "
+			    "the next run try again): see %s",
+			    spec.first_line_s, console);
+	else if (vres.exit_kind == VM_TIMEOUT)
 		strbuf_addf(&why, "the guest did not finish within %lld s "
 			    "(hung?): see %s", r.timeout_s, console);
 	else if (vres.exit_kind == VM_CRASHED)

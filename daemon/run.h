@@ -4,8 +4,8 @@
  * workloads, store every sample.
  *
  * A run is one kernel with one set of parameters; it has one or more
- * boots. The boot is the unit of replication (DESIGN.md): in wall-clock
- * mode the same kernel moves 7-10 % from boot to boot, so `mmci
+ * boots. The boot is the unit of replication (docs/STATISTICS.md): in
+ * wall-clock mode the same kernel moves 7-10 % from boot to boot, so `mmci
  * test-series` interleaves the boots of two runs (base, new, base, new).
  */
 #ifndef MMCI_RUN_H

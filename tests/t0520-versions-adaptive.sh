@@ -17,6 +17,9 @@
 # must take v1's icount run instead (modes are never mixed).
 . "$(dirname "$0")/lib.sh"
 
+# it asserts icount values and tcg/icount provenance: pin the accelerator
+# (the default would be KVM on a host where it runs guests; t0330 tests that)
+export MMCI_ACCEL=tcg
 export MMCI_DATA="$SRC/var"
 export MMCI_TREE="$SRC/var/linux"
 need_libvirt

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-hosts.c - `mmci hosts`: what this host's guests run on, and the
+ * stored KVM verdicts (accel.h); `--forget` deletes them.
+ */
+#include <getopt.h>
+
+#include "accel.h"
+#include "builtin.h"
+#include "config.h"
+#include "db.h"
+#include "kvm-probe.h"
+#include "util.h"
+
+static const char hosts_usage[] =
+	"usage: mmci hosts [--forget [--all]]\n"
+	"\n"
+	"Show this host's set-up (kernel release, QEMU version, CPU model),\n"
+	"what the KVM probe says and the stored verdicts: whether a Linux\n"
+	"guest printed its first console line within the deadline under KVM\n"
+	"(the first KVM boot on a host set-up is that trial).\n"
+	"  --forget   delete this host's verdict: the next KVM boot is a\n"
+	"             trial again (after a new host kernel, QEMU or CPU, the\n"
+	"             set-up differs and a trial happens by itself)\n"
+	"  --all      with --forget: every stored verdict\n";
+
+static void list_verdicts(struct db *db)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT host_release, qemu_version, cpu_model, usable, "
+		"coalesce(round(first_line_s, 2), '-'), deadline_s, "
+		"datetime(decided_at, 'unixepoch'), coalesce(hostname, ''), "
+		"reason FROM kvm_verdicts ORDER BY decided_at DESC", "");
+	int n = 0;
+
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (!n++)
+			printf("\nstored KVM verdicts:\n");
+		printf("  %s | QEMU %s | %s\n    %s: first line %s s "
+		       "(deadline %s s), %s on %s: %s\n",
+		       db_col_text(st, 0), db_col_text(st, 1),
+		       db_col_text(st, 2),
+		       sqlite3_column_int(st, 3) ? "KVM runs guests" :
+						   "KVM hangs guests",
+		       db_col_text(st, 4), db_col_text(st, 5),
+		       db_col_text(st, 6), db_col_text(st, 7),
+		       db_col_text(st, 8));
+	}
+	sqlite3_finalize(st);
+	if (!n)
+		printf("\nno KVM verdict stored\n");
+}
+
+int cmd_hosts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "forget", no_argument, NULL, 'f' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct mmci_config cfg;
+	struct db db;
+	struct host_key k;
+	char why[256];
+	int c, forget = 0, all = 0, ret = 1, kvm;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': forget = 1; break;
+		case 'a': all = 1; break;
+		case 'h': fputs(hosts_usage, stdout); return 0;
+		default: fputs(hosts_usage, stderr); return 129;
+		}
+	}
+	if (optind != argc || (all && !forget)) {
+		fputs(hosts_usage, stderr);
+		return 129;
+	}
+	setup_command(&cfg, &db);
+	host_key_init(&k);
+	if (forget) {
+		if (all ? db_run(&db, "DELETE FROM kvm_verdicts", "") :
+			  db_run(&db, "DELETE FROM kvm_verdicts WHERE "
+				 "host_release = ? AND qemu_version = ? AND "
+				 "cpu_model = ?", "ttt", k.release, k.qemu,
+				 k.cpu))
+			goto out;
+		printf("forgot %d KVM verdict(s): the next KVM boot on this "
+		       "host is a trial\n", sqlite3_changes(db.handle));
+		ret = 0;
+		goto out;
+	}
+	printf("this host: kernel %s, QEMU %s, CPU %s\n", k.release, k.qemu,
+	       k.cpu);
+	kvm = kvm_usable(why, sizeof(why));
+	printf("KVM probe: %s\n", why);
+	if (kvm) {
+		kvm = accel_expect_kvm(&db, why, sizeof(why));
+		printf("guests: %s\n", kvm ? "KVM (a trial boot decides, "
+		       "unless a verdict says it runs guests)" : why);
+	} else {
+		printf("guests: TCG\n");
+	}
+	printf("first-line deadline of a KVM trial: %u s\n",
+	       accel_deadline_s());
+	list_verdicts(&db);
+	ret = 0;
+out:
+	host_key_release(&k);
+	db_close(&db);
+	config_release(&cfg);
+	return ret;
+}
