@@ -61,6 +61,7 @@
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
+#include "measure.h"
 #include "run.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -69,9 +70,6 @@
 
 #define BENCH_ALPHA 0.05
 #define BENCH_POWER 0.8
-/* boots per side of a default `mmci test-series` (cmd-test-series.c) */
-#define TEST_SERIES_BOOTS_ICOUNT 2
-#define TEST_SERIES_BOOTS_WALL 5
 
 static const char bench_usage[] =
 	"usage: mmci bench (--build ID | --kernel PATH [--modules-root DIR]\n"
@@ -529,8 +527,8 @@ static int bench_load(struct db *db, struct bench *b)
 			name_from_run(b, s);
 		s->mdc_boots = b->mdc_boots ? b->mdc_boots :
 			       !strcmp(s->rec_clock, "wall") ?
-					       TEST_SERIES_BOOTS_WALL :
-					       TEST_SERIES_BOOTS_ICOUNT;
+					       MEASURE_BOOTS_WALL :
+					       MEASURE_BOOTS_ICOUNT;
 		if (!first)
 			first = s;
 		else if (strcmp(s->release, first->release))
@@ -1032,8 +1030,8 @@ static int calib_setting_run(struct db *db, const struct bench *b, size_t si,
 	memset(cs, 0, sizeof(*cs));
 	cs->set = si;
 	cs->pool = s->boots_ok;
-	cs->default_k = wall ? TEST_SERIES_BOOTS_WALL :
-			       TEST_SERIES_BOOTS_ICOUNT;
+	cs->default_k = wall ? MEASURE_BOOTS_WALL :
+			       MEASURE_BOOTS_ICOUNT;
 	cs->best = -1;
 	if (calib_load(db, s->run_id, cs) < 0)
 		return -1;

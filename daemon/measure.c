@@ -58,7 +58,7 @@ void measure_args_resolve(struct measure_args *a, const struct measure *m)
 						"'wall' FROM runs WHERE id = ?",
 						"i", m->k[0].run_id) : 0;
 
-		a->boots = wall ? 6 : 2;
+		a->boots = wall ? MEASURE_BOOTS_WALL : MEASURE_BOOTS_ICOUNT;
 	}
 	if (!a->max_boots)
 		a->max_boots = 2 * a->boots;

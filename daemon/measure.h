@@ -94,6 +94,10 @@ struct measure_args {
 void measure_args_init(struct measure_args *a);
 /* 1 when @c was one of MEASURE_OPTIONS (dies on a bad number), else 0 */
 int measure_args_parse(struct measure_args *a, int c, const char *arg);
+/* boots per kernel of a comparison when --boots is not given */
+#define MEASURE_BOOTS_ICOUNT 2
+#define MEASURE_BOOTS_WALL 6
+
 /* after parsing: checks what was given (max_boots >= boots) */
 void measure_args_finish(struct measure_args *a);
 

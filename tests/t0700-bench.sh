@@ -82,7 +82,7 @@ def t_ppf(p, df):
 def expect(mdc_boots):
     out = {}
     for run, (label, clock, backing, hz, _) in RUNS.items():
-        k = mdc_boots or (5 if clock == "wall" else 2)
+        k = mdc_boots or (6 if clock == "wall" else 2)
         per = {}
         for r, status, data in BOOTS:
             if r != run or status != "ok":
@@ -186,17 +186,17 @@ test_expect 'fixture: four runs with known samples in a migrated database' '
 test_expect 'from runs: boot medians 100, 110, 90 give CV 10 %' '
 	"$MMCI" bench --from-runs 1,2,3,4 > table &&
 	cat table &&
-	grep -q "^  wall       run #1: tcg, clock wall, 2 vCPUs, 16384 MiB NVDIMM on tmpfs, 3/3 boots ok, 30 s; MDC at 5 boots per side$" table &&
+	grep -q "^  wall       run #1: tcg, clock wall, 2 vCPUs, 16384 MiB NVDIMM on tmpfs, 3/3 boots ok, 30 s; MDC at 6 boots per side$" table &&
 	grep -q "^  wall#4     run #4: " table &&
 	grep -q "between-boot" table &&
 	row fsdax - rebind_memmap ms > r &&
 	cat r &&
-	# wall: n, median, CV, wCV, MDC at 5 boots per side
-	[ "$(cut -d" " -f5-9 r)" = "3 100.0 10.00 2.00 20.21" ] &&
+	# wall: n, median, CV, wCV, MDC at 6 boots per side (measure.h)
+	[ "$(cut -d" " -f5-9 r)" = "3 100.0 10.00 2.00 17.94" ] &&
 	# icount: no spread, MDC is one jiffy (4 ms at HZ 250) of 137 ms
 	[ "$(cut -d" " -f10-14 r)" = "3 137.0 0.00 0.00 2.92" ] &&
 	# wall-disk: medians 100, 120, 80, the failed boot is not counted
-	[ "$(cut -d" " -f15-19 r)" = "3 100.0 20.00 2.00 40.41" ] &&
+	[ "$(cut -d" " -f15-19 r)" = "3 100.0 20.00 2.00 35.88" ] &&
 	# one boot: a within-boot CV, but no between-boot spread, no MDC
 	[ "$(cut -d" " -f20-24 r)" = "1 101.0 - 0.99 -" ] &&
 	[ "$(cut -d" " -f25 r)" = icount ]
@@ -231,7 +231,7 @@ assert c[\"resolution\"] == 4 and abs(c[\"mdc_pct\"] - 400 / 137) < 1e-9, c
 test_expect 'variants are rows of their own; once-per-boot metrics have no wCV' '
 	"$MMCI" bench --from-runs 1,2,3,4 > table &&
 	[ "$(row fsdax align=1G rebind_memmap | cut -d" " -f5-9,25)" = "3 50.0 0.00 2.00 8.00 wall" ] &&
-	[ "$(row fsdax - first_bind_memmap | cut -d" " -f5-9)" = "3 300.0 10.00 - 20.21" ] &&
+	[ "$(row fsdax - first_bind_memmap | cut -d" " -f5-9)" = "3 300.0 10.00 - 17.94" ] &&
 	[ "$(row fsdax - first_bind_memmap | cut -d" " -f25)" = icount ] &&
 	[ "$(row fsdax - rebind_wall | cut -d" " -f5,10,15,25)" = "0 3 0 icount" ]
 '
@@ -337,7 +337,7 @@ test_expect 'calibrate from runs: the tables, every rate a number in [0, 100]' '
 	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 --calibrate \
 		--calib-trials 200 > calib.out &&
 	cat calib.out &&
-	grep -q "^calibration wall: run #1, clock wall, P 12 boots, 3 metrics; test-series default k 5$" calib.out &&
+	grep -q "^calibration wall: run #1, clock wall, P 12 boots, 3 metrics; test-series default k 6$" calib.out &&
 	grep -q "^calibration icount: run #2, clock icount, P 6 boots, 3 metrics; test-series default k 2$" calib.out &&
 	[ "$(grep -c "^   k alpha  min% tested    FA%        \[95% CI\] maxFA% famFA%  det+5% det+10%   ins%$" calib.out)" = 2 ] &&
 	cal wall > wall && cal icount > icount &&
@@ -379,7 +379,7 @@ import json
 c = json.load(open(\"calib.json\"))[\"calibration\"]
 assert c[\"trials\"] == 200
 w, i = c[\"settings\"]
-assert (w[\"setting\"], w[\"pool\"], w[\"default_k\"]) == (\"wall\", 12, 5)
+assert (w[\"setting\"], w[\"pool\"], w[\"default_k\"]) == (\"wall\", 12, 6)
 assert (i[\"setting\"], i[\"pool\"], i[\"default_k\"]) == (\"icount\", 6, 2)
 assert len(w[\"lines\"]) == 36 and len(i[\"lines\"]) == 18
 for l in w[\"lines\"] + i[\"lines\"]:
@@ -399,7 +399,7 @@ assert len(i[\"metrics_at_recommended\"]) == 3
 	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1 --calibrate \
 		--calib-boots 7 --calib-trials 50 > small.out &&
 	grep -q "^   7 needs P >= 14 boots, has 12$" small.out &&
-	grep -q "^  recommended wall: none (no threshold keeps FA% <= 1 % at k 5, not calibrated: too few boots or not asked for)$" small.out &&
+	grep -q "^  recommended wall: none (no threshold keeps FA% <= 1 % at k 6, not calibrated: too few boots or not asked for)$" small.out &&
 	MMCI_DB=$PWD/calib.db "$MMCI" bench --from-runs 1,2 > plain.out &&
 	! grep -q "^calibration" plain.out
 '
