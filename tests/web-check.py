@@ -7,6 +7,7 @@
 # checks (the last field may contain ':'):
 #   id:ID              an element with this id exists
 #   text:ID:STRING     the text of element ID contains STRING
+#   notext:ID:STRING   element ID exists and its text lacks STRING
 #   h1:STRING          the text of the first <h1> contains STRING
 #   notag:TAG          no <TAG> element anywhere
 #   tags:TAG:N         at least N <TAG> elements
@@ -14,6 +15,9 @@
 #   minrows:ID:N       at least N rows
 #   href:URL           an <a href="URL"> exists
 #   cell:ID:STRING     a <td> of table ID has exactly the text STRING
+#   plot:N:TITLE       a gnuplot SVG line titled TITLE with exactly N
+#                      points (axes, grid and key do not count)
+#   plots              list every plotted line and its points (debug)
 import sys
 from html.parser import HTMLParser
 
@@ -78,6 +82,19 @@ def by_id(t, ident):
     return None
 
 
+def plot_lines(t):
+    """{title: points} of the lines gnuplot drew: each line is a
+    <g id="gnuplot_plot_K"> holding its key <text> and one <use> marker
+    per point, plus one more for the key's sample"""
+    lines = {}
+    for g in t.root.walk():
+        if g.tag != "g" or not g.attrs.get("id", "").startswith("gnuplot_plot_"):
+            continue
+        title = next((n.text() for n in g.walk() if n.tag == "text"), "")
+        lines[title] = sum(1 for n in g.walk() if n.tag == "use") - 1
+    return lines
+
+
 def check(t, spec):
     kind, _, rest = spec.partition(":")
     nodes = list(t.root.walk())
@@ -87,6 +104,10 @@ def check(t, spec):
         ident, _, s = rest.partition(":")
         n = by_id(t, ident)
         return n is not None and s in n.text()
+    if kind == "notext":
+        ident, _, s = rest.partition(":")
+        n = by_id(t, ident)
+        return n is not None and s not in n.text()
     if kind == "h1":
         h1 = [n for n in nodes if n.tag == "h1"]
         return bool(h1) and rest in h1[0].text()
@@ -107,6 +128,13 @@ def check(t, spec):
         n = by_id(t, ident)
         return n is not None and any(c.tag == "td" and c.text() == s
                                      for c in n.walk())
+    if kind == "plot":
+        num, _, title = rest.partition(":")
+        return plot_lines(t).get(title) == int(num)
+    if kind == "plots":
+        for title, n in sorted(plot_lines(t).items()):
+            print("plot %d:%s" % (n, title))
+        return True
     raise SystemExit("unknown check '%s'" % spec)
 
 
