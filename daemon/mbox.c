@@ -745,6 +745,10 @@ int mail_parse_date(const char *s, time_t *out)
 	}
 	if (day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
 		return -1;
+	/* "11:0\x80\xff" is no time: a zone, a comment or nothing follows */
+	if (*p && !isspace((unsigned char)*p) && !isalpha((unsigned char)*p) &&
+	    !strchr("+-(", *p))
+		return -1;
 	if (parse_zone(skip_blanks(p), &zone) < 0)
 		return -1;
 	t = days_from_civil(year, mon + 1, day) * 86400LL + hour * 3600 +
