@@ -5,10 +5,12 @@
  *	ok(cond, "what was checked");
  *	is_int(got, want, "name");  is_str(got, want, "name");
  *	is_double(got, want, tolerance, "name");
+ *	skip("name", "why it cannot run here");
  *	return done_testing();
  *
- * Prints "ok N - name" / "not ok N - name" with a diagnostic, then the plan
- * "1..N" at the end; the exit status is non-zero if any test failed.
+ * Prints "ok N - name" / "not ok N - name" with a diagnostic ("ok N - name
+ * # SKIP why" for a skip), then the plan "1..N" at the end; the exit status
+ * is non-zero if any test failed.
  */
 #ifndef MMCI_TAP_H
 #define MMCI_TAP_H
@@ -57,6 +59,17 @@ static inline int tap_ok(int cond, const char *file, int line,
 			printf("#   got %.10g, want %.10g (tolerance %g)\n", \
 			       g_, w_, (double)(tol));                       \
 	} while (0)
+
+/*
+ * skip("what was not checked", "why"): "ok N - name # SKIP why", for a
+ * case that cannot run here (an input that is absent); it never fails
+ */
+static inline void skip(const char *name, const char *why)
+{
+	tap_count++;
+	printf("ok %d - %s # SKIP %s\n", tap_count, name, why);
+	fflush(stdout);
+}
 
 static inline int done_testing(void)
 {
