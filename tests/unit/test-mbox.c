@@ -4,29 +4,24 @@
  * mboxrd, .eml), header unfolding and RFC 2047, transfer encodings, MIME
  * walking, charsets, and robustness against fuzzed and truncated input.
  *
- * The real mails come from $MMCI_FIXTURES (default ../shared/fixtures/mbox,
- * relative to the project root, where the tests run); SOURCES.md there says
- * what each file exercises. Expected values were read off the fixtures and,
- * for the git t5100 files, off git's own expected outputs (t/t5100/info*).
+ * Every case runs on the mails of tests/fixtures/mbox, written for these
+ * tests (tests/fixtures/README.md says what each file exercises). The real
+ * mails of $MMCI_FIXTURES (default ../shared/fixtures/mbox; SOURCES.md there)
+ * are an extra: their cases skip when the directory is absent (fixtures.h).
+ * Expected values were read off the fixtures and, for the git t5100 files,
+ * off git's own expected outputs (t/t5100/info*).
  */
-#include <sys/stat.h>
-
 #include "mbox.h"
 #include "util.h"
 #include "tap.h"
+#include "fixtures.h"
 #include "../utf8-valid.h"
 
-static const char *fixtures_dir(void)
+/* the mails of fixture @rel in @dir; NULL (and a failed test) if unreadable */
+static struct mail *load_from(const char *dir, const char *rel, size_t *nr,
+			      struct strbuf *raw)
 {
-	const char *dir = getenv("MMCI_FIXTURES");
-
-	return dir && *dir ? dir : "../shared/fixtures/mbox";
-}
-
-/* the mails of fixture @rel; NULL (and a failed test) if unreadable */
-static struct mail *load(const char *rel, size_t *nr, struct strbuf *raw)
-{
-	char *path = xstrfmt("%s/%s", fixtures_dir(), rel);
+	char *path = xstrfmt("%s/%s", dir, rel);
 	struct strbuf sb = STRBUF_INIT;
 	struct mail *mails = NULL;
 
@@ -42,6 +37,18 @@ static struct mail *load(const char *rel, size_t *nr, struct strbuf *raw)
 		strbuf_addbuf(raw, &sb);
 	strbuf_release(&sb);
 	return mails;
+}
+
+/* a mail file of the real-mail corpus */
+static struct mail *load(const char *rel, size_t *nr, struct strbuf *raw)
+{
+	return load_from(shared_fixtures_dir(), rel, nr, raw);
+}
+
+/* a mail file of our own, tests/fixtures/mbox */
+static struct mail *own(const char *rel, size_t *nr)
+{
+	return load_from(OWN_FIXTURES, rel, nr, NULL);
 }
 
 static int utf8_valid(const char *s, size_t len)
@@ -77,10 +84,33 @@ static int contains(const char *hay, const char *needle)
 	return hay && strstr(hay, needle) != NULL;
 }
 
-static const struct {
+struct fixture_file {
 	const char *file;
 	size_t mails;
-} all_fixtures[] = {
+};
+
+/* every file of tests/fixtures/mbox that is mail */
+static const struct fixture_file own_fixtures[] = {
+	{ "bad-encodings.mbox", 8 },
+	{ "broken-mangled-headers.mbox", 1 },
+	{ "broken-references-patch-2-of-2.mbox", 1 },
+	{ "hid-exampad-single-patch-flowed.mboxrd", 2 },
+	{ "leds-exa3310-V3-folded-ids.mbox", 4 },
+	{ "mboxrd-from-escapes.mboxrd", 2 },
+	{ "memmap-pageblock-v2-v3-reroll.mbox", 8 },
+	{ "memmap-soft-lockup-bug-thread.mboxrd", 5 },
+	{ "mm-commits-added-vmap-contig-runs.eml", 1 },
+	{ "no-from-header.eml", 1 },
+	{ "page-owner-patch-as-attachment.eml", 1 },
+	{ "rfc2047-folded-headers.mbox", 9 },
+	{ "selftests-lone-cr-crlf-base64.mbox", 2 },
+	{ "vmalloc-huge-vmap-v1.mbox", 3 },
+	{ "vmalloc-huge-vmap-v2.mboxrd", 12 },
+	{ "zswap-batch-v4-truncated.mbox", 3 },
+	{ "zswap-batch-v4-version-on-cover.mbox", 4 },
+};
+
+static const struct fixture_file all_fixtures[] = {
 	{ "getpatchwork+patchwork/fuzz-dateheader.mbox", 1 },
 	{ "getpatchwork+patchwork/fuzz-refshdr.mbox", 1 },
 	{ "getpatchwork+patchwork/mail-0015-with-invalid-utf8-headers.mbox", 1 },
@@ -103,44 +133,52 @@ static const struct {
 
 #define LEDS "linux-mailinglist-archives+linux-leds.vger.kernel.org.0/"
 
-static void test_all_fixtures(void)
+/* every file of @dir in @files: so many mails, only valid UTF-8 */
+static void check_files(const char *dir, const struct fixture_file *files,
+			size_t nr_files)
 {
 	size_t i, j;
 
-	for (i = 0; i < ARRAY_SIZE(all_fixtures); i++) {
+	for (i = 0; i < nr_files; i++) {
 		struct mail *m;
 		size_t nr;
 		int good = 1;
 		char *name;
 
-		m = load(all_fixtures[i].file, &nr, NULL);
-		name = xstrfmt("%s: %zu mails", all_fixtures[i].file,
-			       all_fixtures[i].mails);
-		is_int(nr, all_fixtures[i].mails, name);
+		m = load_from(dir, files[i].file, &nr, NULL);
+		name = xstrfmt("%s: %zu mails", files[i].file, files[i].mails);
+		is_int(nr, files[i].mails, name);
 		free(name);
 		for (j = 0; j < nr; j++)
 			good &= mail_strings_ok(&m[j]);
 		name = xstrfmt("%s: every string is valid UTF-8",
-			       all_fixtures[i].file);
+			       files[i].file);
 		ok(good, name);
 		free(name);
 		mails_free(m, nr);
 	}
 }
 
-/* every fixture cut short every 997 bytes: no crash, no invalid string */
-static void test_truncated(void)
+static void test_all_fixtures(void)
+{
+	check_files(shared_fixtures_dir(), all_fixtures,
+		    ARRAY_SIZE(all_fixtures));
+}
+
+/* every file cut short every 997 bytes: no crash, no invalid string */
+static void check_truncated(const char *dir, const struct fixture_file *files,
+			    size_t nr_files)
 {
 	size_t i, j, cut;
 
-	for (i = 0; i < ARRAY_SIZE(all_fixtures); i++) {
+	for (i = 0; i < nr_files; i++) {
 		struct strbuf raw = STRBUF_INIT;
 		struct mail *m;
 		size_t nr, parsed = 0;
 		int good = 1;
 		char *name;
 
-		m = load(all_fixtures[i].file, &nr, &raw);
+		m = load_from(dir, files[i].file, &nr, &raw);
 		mails_free(m, nr);
 		for (cut = 0; cut < raw.len; cut += 997) {
 			/* a private copy, so reading past @cut is caught */
@@ -155,12 +193,18 @@ static void test_truncated(void)
 			}
 			free(copy);
 		}
-		name = xstrfmt("%s: %zu truncated copies parse", all_fixtures[i].file,
+		name = xstrfmt("%s: %zu truncated copies parse", files[i].file,
 			       parsed);
 		ok(good && (raw.len < 997 || parsed), name);
 		free(name);
 		strbuf_release(&raw);
 	}
+}
+
+static void test_truncated(void)
+{
+	check_truncated(shared_fixtures_dir(), all_fixtures,
+			ARRAY_SIZE(all_fixtures));
 }
 
 static void test_mboxrd(void)
@@ -509,6 +553,385 @@ static void test_other_fixtures(void)
 	mails_free(m, nr);
 }
 
+/* ------------------------------------------------- tests/fixtures/mbox */
+
+#define V2 "vmalloc-huge-vmap-v2.mboxrd"
+#define V2ID(n) "20260414093012.51234-" #n "-kenji.hara@example.com"
+
+/* threading, QP, base64, multipart/signed, RFC 2047, mboxrd: one thread */
+static void test_own_thread(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = own(V2, &nr);
+	if (nr != 12)
+		return;
+	is_str(m[0].message_id, V2ID(1), "v2: cover message id");
+	is_str(m[0].from_name, "Kenji Hara", "v2: vger padded From:");
+	is_str(m[0].cc,
+	       "Hugo Brandt <hugo.brandt@example.org>, Jiří Horák <jiri.horak@example.cz>, Lena Vogt <lena.vogt@example.de>, linux-kernel@vger.kernel.org",
+	       "v2: folded Cc with a Q word, unfolded");
+	is_str(m[3].subject,
+	       "[PATCH v2 3/3] mm/vmalloc: map contiguous runs of pages in vmap() with PMD entries",
+	       "v2: folded subject unfolded");
+	is_str(m[3].in_reply_to, V2ID(1), "v2: patch answers the cover");
+	ok(!mail_header(&m[1], "Content-Type") &&
+	   contains(m[1].body.buf, "\nNo functional change.\n\nSigned-off-by: Kenji Hara <kenji.hara@example.com>\n"),
+	   "v2: 8bit patch without Content-Type");
+	ok(contains(m[2].body.buf,
+		    "\n+ * that starts at w->pages[w->idx], capped at @max_order; 0 if the first page\n"),
+	   "v2: QP soft break inside a diff line");
+	ok(contains(m[2].body.buf,
+		    "\n+\tunsigned int order, i, left = w->nr_pages - w->idx;\n"),
+	   "v2: QP =3D and tabs in a diff line");
+	ok(contains(m[3].body.buf,
+		    "\n+\t\tif (IS_ENABLED(CONFIG_HAVE_ARCH_HUGE_VMAP) && next - addr == PMD_SIZE &&\n"),
+	   "v2: QP soft break and =3D=3D in one line");
+	ok(!contains(m[2].body.buf, "=3D") && !contains(m[2].body.buf, "=\n") &&
+	   !contains(m[3].body.buf, "=20"), "v2: no QP left");
+
+	/* a QP reply from a B-encoded sender, folded References */
+	is_str(m[4].from_name, "Jiří Horák", "v2: UTF-8 B From name");
+	is_int(m[4].date, 1776176227, "v2: date +0200");
+	is_str(m[4].in_reply_to, V2ID(2), "v2: in-reply-to");
+	is_int(m[4].nr_references, 2, "v2: two folded references");
+	if (m[4].nr_references == 2)
+		is_str(m[4].references[1], V2ID(2), "v2: second reference");
+	ok(ends_with(m[4].body.buf, "\n\nReviewed-by: Jiří Horák <jiri.horak@example.cz>\n"),
+	   "v2: quoted-printable UTF-8 body");
+
+	/* PGP multipart/signed, ISO-8859-1 QP text */
+	ok(contains(m[5].body.buf,
+		    "\n> Suggested-by: Mateus Ørsted <mateus.orsted@example.net>\n"),
+	   "v2: multipart/signed, ISO-8859-1 QP part");
+	ok(contains(m[5].body.buf, "\n\nAcked-by: Pieter van Wyk <pieter@example.net>\n\n-- \nPieter\n"),
+	   "v2: signed part text, =20 signature line");
+	ok(!contains(m[5].body.buf, "PGP SIGNATURE") &&
+	   !contains(m[5].body.buf, "k3qmt2mHTJ1bP9eW"),
+	   "v2: the signature part is left out");
+	ok(contains(m[5].cc, "Søren Mølgaard <soren@example.dk>"),
+	   "v2: ISO-8859-1 Q word in Cc");
+
+	/* Outlook: folded Message-ID, base64, CRLF, address as name */
+	is_str(m[7].message_id,
+	       "SEZPR06MB69873D2A41C8E5F0B7A2C19DE4512@SEZPR06MB6987.apcprd06.prod.outlook.com",
+	       "v2: Message-ID folded onto the next line");
+	ok(starts_with(m[7].body.buf, "Hi Kenji, Lena,\n\nDoes this also cover"),
+	   "v2: base64 Outlook reply");
+	ok(!strchr(m[7].body.buf, '\r'), "v2: CRLF became LF");
+	ok(contains(m[7].body.buf, "\nWei (张伟)\n"), "v2: UTF-8 inside base64");
+	is_str(m[7].from_name, "wei.zhang@example.com",
+	       "v2: quoted address as display name");
+	is_str(m[7].from_email, "wei.zhang@example.com", "v2: its email");
+	is_int(m[7].nr_references, 1, "v2: Outlook names the parent only");
+
+	/* a reply to a reply to a reply: mboxrd >From inside QP */
+	is_str(m[9].in_reply_to, "3b1f7e20-5c8a-4d2e-9a41-7f0e2c6d8b15@example.com",
+	       "v2: reply to a reply");
+	ok(contains(m[9].body.buf, "\n\nFrom my runs on two machines over the night"),
+	   "v2: >From un-escaped inside a QP body");
+	ok(starts_with(m[9].body.buf, "On Wed, Apr 15, 2026 at 1:15\xe2\x80\xafPM Kenji"),
+	   "v2: U+202F from QP");
+
+	is_str(m[10].message_id,
+	       "Qm7vR2xKp9LwT4zNc8YbE1sHd6JfA3uGo5iVe0nMq2Wk7tXy9ZrB4lCj8DhF6gSa1PoU3vIe5mKw_x0Tq=@example.org",
+	       "v2: 94-character message id");
+	is_str(m[10].from_name, "Rui Tavares (Corvid Labs)",
+	       "v2: quoted display name with parentheses");
+	ok(!mail_header(&m[10], "Content-Transfer-Encoding") &&
+	   ends_with(m[10].body.buf, "\nReviewed-by: Rui Tavares (Corvid Labs) <rui.tavares@example.org>\n"),
+	   "v2: body without CTE");
+	is_str(m[11].subject,
+	       "Re: (subset) [PATCH v2 0/3] mm/vmalloc: use huge mappings in vmap() for contiguous pages",
+	       "v2: b4 thanks subject");
+	ok(!m[0].problem && !m[3].problem && !m[5].problem && !m[7].problem &&
+	   !m[9].problem && !m[10].problem, "v2: no problem");
+	mails_free(m, nr);
+
+	m = own("vmalloc-huge-vmap-v1.mbox", &nr);
+	if (nr == 3) {
+		ok(contains(m[1].body.buf,
+			    "\n\nFrom the callers' point of view nothing changes yet; the next patch\n"),
+		   "v1: a body line 'From the...' is no separator");
+		is_str(m[2].message_id, "20260330151502.7712-3-kenji.hara@example.com",
+		       "v1: format-patch mboxo, third mail");
+	}
+	mails_free(m, nr);
+}
+
+static void test_own_headers(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = own("rfc2047-folded-headers.mbox", &nr);
+	if (nr != 9)
+		return;
+	is_str(m[0].from_name, "René Lefèvre", "rfc2047: ISO-8859-1 Q name");
+	is_str(m[0].from_email, "rene.lefevre@example.fr", "rfc2047: email");
+	is_str(m[0].to, "Françoise Dupré <francoise.dupre@example.fr>",
+	       "rfc2047: lower-case iso-8859-1 q in To");
+	is_str(m[0].cc, "Jörg Schaefer <joerg.schaefer@example.de>",
+	       "rfc2047: word then plain text in Cc");
+	is_str(m[0].subject, "[RFC] mm: per-node vmap area caches",
+	       "rfc2047: UTF-8 Q subject");
+	is_str(m[1].from_name, "Paweł Kozłowski", "rfc2047: ISO-8859-2 Q name");
+	is_str(m[1].subject, "Re: [RFC] mm: кэши областей vmap по узлам",
+	       "rfc2047: two folded B words that split a letter");
+	is_str(m[2].from_name, "山田 太郎", "rfc2047: ISO-2022-JP B name");
+	is_int(m[2].date, 1776471330, "rfc2047: date with (JST) comment");
+	is_str(m[3].from_name, "Ariadne Nikolaou", "rfc2047: 'a@b (Name)' form");
+	is_str(m[3].from_email, "ariadne.nikolaou@example.gr",
+	       "rfc2047: 'a@b (Name)' email");
+	is_int(m[3].date, 1776496811, "rfc2047: date with (EDT) comment");
+	is_str(m[4].from_name, "Tomasz Wrona (mm reviewer)",
+	       "rfc2047: From folded before the address, with a comment");
+	is_str(m[4].from_email, "tomasz.wrona@example.pl",
+	       "rfc2047: its email");
+	is_str(m[5].from_name, "Amélie Rousseau", "rfc2047: language tag");
+	is_str(m[5].subject, "Re: [RFC] mm: caches par nœud",
+	       "rfc2047: a letter split over two folded Q words");
+	is_str(m[6].cc,
+	       "Miros\xef\xbf\xbd" "aw Nowak <miroslaw.nowak@example.pl>, linux-mm@kvack.org (open list:MEMORY MANAGEMENT), linux-kernel@vger.kernel.org (open list)",
+	       "rfc2047: bytes that are not UTF-8 become U+FFFD; folded Cc kept whole");
+	ok(!m[6].problem, "rfc2047: no problem");
+	is_str(m[7].to,
+	       "Hugo Brandt <hugo.brandt@example.org>, Kenji Hara <kenji.hara@example.com>, René Lefèvre <rene.lefevre@example.fr>",
+	       "rfc2047: folded To unfolded");
+	is_str(m[7].subject,
+	       "Re: [RFC] mm: per-node vmap area caches \xe2\x80\x93 a question",
+	       "rfc2047: raw UTF-8 subject");
+	ok(contains(m[8].body.buf,
+		    "\nSigned-off-by: René Lefèvre <rene.lefevre@example.fr>\n"),
+	   "rfc2047: QUOTED-PRINTABLE ISO-8859-1 body");
+	ok(contains(m[8].body.buf,
+		    "\n+\tbool isolated = folio_isolate_lru(folio);\n"),
+	   "rfc2047: QP =3D in a diff line");
+	mails_free(m, nr);
+
+	m = own("leds-exa3310-V3-folded-ids.mbox", &nr);
+	if (nr == 4) {
+		is_str(m[2].message_id,
+		       "7c1d9e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d.1776676262.git.ines.carvalho@example.pt",
+		       "leds: Message-Id on the next line");
+		is_str(m[2].in_reply_to,
+		       "3f8e2a1b9c0d4e5f6a7b8c9d0e1f2a3b4c5d6e7f.1776676262.git.ines.carvalho@example.pt",
+		       "leds: first of two In-Reply-To");
+		is_int(m[2].nr_references, 2, "leds: both References fields");
+		is_str(m[0].message_id, "cover.1776676262.git.ines.carvalho@example.pt",
+		       "leds: cover id");
+	}
+	mails_free(m, nr);
+
+	m = own("hid-exampad-single-patch-flowed.mboxrd", &nr);
+	if (nr == 2) {
+		is_str(m[1].from_name, "Mikael Östberg", "hid: B-encoded From");
+		ok(contains(m[0].body.buf, "Signed-off-by: Tomas Ferrante"),
+		   "hid: 7BIT in upper case");
+		ok(!m[0].problem && !m[1].problem, "hid: no problem");
+	}
+	mails_free(m, nr);
+
+	m = own("mm-commits-added-vmap-contig-runs.eml", &nr);
+	if (nr == 1) {
+		is_str(m[0].message_id, "20260417235231.7C3A2C4CEF1@smtp.example.org",
+		       "mm-commits: message id");
+		is_str(m[0].from_name, "Hugo Brandt", "mm-commits: from");
+		ok(mail_text_has_patch(m[0].body.buf, m[0].body.len),
+		   "mm-commits: a quilt diff counts as a patch");
+		ok(contains(m[0].body.buf, "\nCc: Jiří Horák <jiri.horak@example.cz>\n"),
+		   "mm-commits: raw UTF-8 without MIME headers");
+	}
+	mails_free(m, nr);
+}
+
+static void test_own_mboxrd(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = own("mboxrd-from-escapes.mboxrd", &nr);
+	if (nr != 2)
+		return;
+	is_str(m[0].body.buf,
+	       "From now on vmap() may map with PMD entries.\n"
+	       ">From here on the text quotes a mail.\n"
+	       "From this line on, the writer did not escape anything.\n",
+	       "mboxrd: >From and >>From lose one '>', a bare From stays");
+	is_str(m[1].body.buf,
+	       " >From with a blank in front stays as it is\n"
+	       " From stays too\n"
+	       "a last line that is only \">From\", without a blank after it:\n"
+	       ">From\n",
+	       "mboxrd: ' >From' and a final '>From' without a blank stay");
+	is_str(m[1].subject, "[PATCH 2/2] docs/mm: lines that look like From lines",
+	       "mboxrd: second subject");
+	is_int(m[1].date, 1776679201, "mboxrd: date +0200 in UTC");
+	mails_free(m, nr);
+
+	m = own("selftests-lone-cr-crlf-base64.mbox", &nr);
+	if (nr == 2) {
+		ok(contains(m[0].body.buf,
+			    "huge pages\rreserved 128 of 20000 huge pages\rreserved 192"),
+		   "crlf: a lone CR stays");
+		is_str(m[1].body.buf, m[0].body.buf,
+		       "crlf: CRLF and LF bodies are equal");
+		ok(!strchr(m[1].body.buf + strlen(m[1].body.buf) - 10, '\r'),
+		   "crlf: no CR at the line ends");
+	}
+	mails_free(m, nr);
+}
+
+static void test_own_broken(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct mail *m;
+	size_t nr;
+
+	m = own("broken-mangled-headers.mbox", &nr);
+	if (nr == 1) {
+		ok(contains(m[0].problem, "cannot parse date"),
+		   "mangled: 8-bit bytes in the date noted");
+		is_int(m[0].date, 0, "mangled: date 0");
+		ok(contains(m[0].problem, "bad message-id"),
+		   "mangled: NUL bytes in message-id noted");
+		ok(!m[0].message_id, "mangled: no message id");
+		ok(contains(m[0].problem, "no boundary delimiter in multipart body"),
+		   "mangled: broken multipart noted");
+		ok(contains(m[0].body.buf, "\ndiff --git a/mm/page_alloc.c b/mm/page_alloc.c\n"),
+		   "mangled: the text is kept");
+		ok(mail_header(&m[0], "Conten-Lenth") != NULL &&
+		   mail_header(&m[0], "ime-Versio") != NULL,
+		   "mangled: garbage field names are fields");
+		is_str(m[0].subject,
+		       "mm/page_alloc: fix an overflow in the waterm\xef\xbf\xbdrk boost",
+		       "mangled: an 8-bit byte in the subject is U+FFFD");
+	}
+	mails_free(m, nr);
+
+	m = own("broken-references-patch-2-of-2.mbox", &nr);
+	if (nr == 1) {
+		ok(contains(m[0].problem, "bad message-id in references"),
+		   "refs: binary references noted");
+		ok(contains(m[0].problem, "bad message-id;"),
+		   "refs: 'Message-ID:>' noted");
+		is_str(m[0].in_reply_to,
+		       "20260419164509.3312-1-hugo.brandt@example.org",
+		       "refs: in-reply-to");
+		is_int(m[0].date, 1776617110, "refs: 'Date:,' parses");
+		is_str(m[0].subject, "[PATCH 2/2] mm/vmstat: count isolated pageblocks",
+		       "refs: subject");
+		ok(contains(m[0].body.buf, "+++ b/mm/vmstat.c\n@@ -1,2 +1,4 @@\n"),
+		   "refs: body kept");
+	}
+	mails_free(m, nr);
+
+	m = own("bad-encodings.mbox", &nr);
+	if (nr == 8) {
+		ok(contains(m[0].problem, "unknown transfer encoding 'x-uuencode'") &&
+		   contains(m[0].problem, "unknown charset 'x-mac-klingon' read as utf-8"),
+		   "bad: unknown transfer encoding and charset noted");
+		is_str(m[1].body.buf, "Base64 with bytes that are not base64 in it.\n",
+		       "bad: base64 decoded around bytes that are not base64");
+		is_str(m[1].problem, "bad bytes in base64 data skipped",
+		       "bad: and noted");
+		is_str(m[2].body.buf, "Labelled UTF-8, written in Latin-1: caf\xef\xbf\xbd.\n",
+		       "bad: Latin-1 labelled UTF-8 becomes U+FFFD");
+		is_str(m[3].body.buf,
+		       "Broken escapes: =ZZ, =4, and a lone = at the end of a lineand = in the middle.\n",
+		       "bad: broken QP escapes kept as they are");
+		is_str(m[4].problem, "malformed content-type",
+		       "bad: Content-Type without a subtype");
+		is_str(m[5].problem, "multipart without boundary",
+		       "bad: multipart without a boundary");
+		ok(contains(m[5].body.buf, "A multipart without a boundary"),
+		   "bad: its text is kept");
+		is_str(m[6].problem, "multipart body not terminated",
+		       "bad: multipart never closed");
+		is_str(m[6].body.buf, "The first part, and the closing delimiter never comes.\n",
+		       "bad: its part is read");
+		is_str(m[7].subject, "Re: =?utf-8?X?abc?= per-node caches",
+		       "bad: a word with an unknown encoding stays as it is");
+	}
+	mails_free(m, nr);
+
+	m = own("no-from-header.eml", &nr);
+	if (nr == 1) {
+		is_int(m[0].offset, 0, "no From line: one mail at offset 0");
+		is_str(m[0].problem, "no from header", "no From: header noted");
+		ok(!*m[0].from_name && !*m[0].from_email, "no From: no author");
+		ok(mail_text_has_patch(m[0].body.buf, m[0].body.len),
+		   "no From: the patch is there");
+	}
+	mails_free(m, nr);
+
+	if (strbuf_read_file(&sb, OWN_FIXTURES "/bare-diff-not-mail.patch", 0) < 0)
+		ok(0, "bare diff readable");
+	else
+		ok(mbox_parse(sb.buf, sb.len, &m, &nr) == -1 && !m && !nr,
+		   "a bare diff is neither an mbox nor a mail");
+	strbuf_release(&sb);
+
+	m = own("zswap-batch-v4-truncated.mbox", &nr);
+	if (nr == 3)
+		ok(ends_with(m[2].body.buf, "\n+\t/* pages in the swap ca") &&
+		   !m[2].problem, "truncated: the last mail ends where the file does");
+	mails_free(m, nr);
+}
+
+static void test_own_inline_patches(void)
+{
+	struct mail *m;
+	size_t nr;
+
+	m = own("memmap-soft-lockup-bug-thread.mboxrd", &nr);
+	if (nr == 5) {
+		is_str(m[0].message_id,
+		       "TYCPR01MB11437F2E08A5D3C9B61E4A7D2C8F55@TYCPR01MB11437.jpnprd01.prod.outlook.com",
+		       "bug: folded Message-ID");
+		ok(contains(m[1].body.buf,
+			    "\nFrom 2b9e4f7a1c3d5e6f8a0b2c4d6e8f0a1b3c5d7e9f Mon Sep 17 00:00:00 2001\nFrom: Hugo Brandt <hugo.brandt@example.org>\n"),
+		   "bug: embedded format-patch un-escaped");
+		ok(mail_text_has_patch(m[1].body.buf, m[1].body.len),
+		   "bug: the reply holds a diff");
+		ok(!mail_text_has_patch(m[0].body.buf, m[0].body.len),
+		   "bug: the report holds none");
+		is_str(m[3].in_reply_to,
+		       "20260425093207.4e1d8b2c6a0f3e57d19b8c42@example.org",
+		       "bug: in-reply-to");
+		is_int(m[3].nr_references, 1, "bug: References name the parent only");
+		ok(!m[0].problem && !m[3].problem,
+		   "bug: Content-Type without charset is fine");
+	}
+	mails_free(m, nr);
+
+	m = own("page-owner-patch-as-attachment.eml", &nr);
+	if (nr == 1) {
+		is_int(m[0].offset, 0, "eml: a single mail at offset 0");
+		ok(starts_with(m[0].body.buf, "Hi,\n\nThe patch is attached"),
+		   "eml: text/plain part first");
+		ok(contains(m[0].body.buf,
+			    "\ndiff --git a/mm/page_owner.c b/mm/page_owner.c\n"),
+		   "eml: octet-stream patch attachment appended");
+		ok(contains(m[0].body.buf,
+			    "\nSubject: [PATCH] mm/page_owner: print migratetype names instead of\n numbers\n"),
+		   "eml: attachment decoded from base64");
+		ok(!m[0].problem, "eml: no problem");
+	}
+	mails_free(m, nr);
+}
+
+static void test_own_files(void)
+{
+	check_files(OWN_FIXTURES, own_fixtures, ARRAY_SIZE(own_fixtures));
+}
+
+static void test_own_truncated(void)
+{
+	check_truncated(OWN_FIXTURES, own_fixtures, ARRAY_SIZE(own_fixtures));
+}
+
 static void test_decode_header(void)
 {
 	static const struct {
@@ -598,6 +1021,9 @@ static void test_dates(void)
 		{ "Wed, 29 Feb 2024 23:59:60 -0000", 0, 1709251200 },
 		{ "yesterday", -1, 0 },
 		{ "Wed, 4 Jun 2014 17:50:\x80\xff", -1, 0 },
+		{ "Sun, 19 Apr 2026 11:0\x80\xff\xfe", -1, 0 },
+		{ "Sun, 19 Apr 2026 11:07+0200", 0, 1776589620 },
+		{ "Sun, 19 Apr 2026 11:07(CEST)", 0, 1776596820 },
 		{ "Wed, 32 Jun 2014 17:50:00 +0000", -1, 0 },
 		{ "", -1, 0 },
 	};
@@ -775,30 +1201,34 @@ static void test_synthetic(void)
 
 int main(void)
 {
-	struct stat st;
+	static const struct shared_case shared[] = {
+		{ "real mails: counts, valid UTF-8", test_all_fixtures },
+		{ "real mails: git's mboxrd sample", test_mboxrd },
+		{ "real mails: RFC 2047 samples", test_rfc2047_samples },
+		{ "real mails: git's t5100 sample", test_git_sample },
+		{ "real mails: invalid UTF-8 header", test_invalid_utf8_header },
+		{ "real mails: fuzzed headers", test_fuzz },
+		{ "real mails: hid-lenovo thread", test_hid_lenovo },
+		{ "real mails: privacy-led thread", test_privacy_led },
+		{ "real mails: auxdisplay QP and base64", test_auxdisplay },
+		{ "real mails: AB-BA bug thread", test_abba },
+		{ "real mails: patch as attachment", test_attachment },
+		{ "real mails: patchwork, quoted CR, mm-commits", test_other_fixtures },
+		{ "real mails: truncated copies", test_truncated },
+	};
 
 	test_decode_header();
 	test_addresses();
 	test_dates();
 	test_charsets();
 	test_synthetic();
-	if (stat(fixtures_dir(), &st)) {
-		printf("# SKIP fixture tests: no fixtures at '%s' (set MMCI_FIXTURES)\n",
-		       fixtures_dir());
-		return done_testing();
-	}
-	test_all_fixtures();
-	test_mboxrd();
-	test_rfc2047_samples();
-	test_git_sample();
-	test_invalid_utf8_header();
-	test_fuzz();
-	test_hid_lenovo();
-	test_privacy_led();
-	test_auxdisplay();
-	test_abba();
-	test_attachment();
-	test_other_fixtures();
-	test_truncated();
+	test_own_files();
+	test_own_thread();
+	test_own_headers();
+	test_own_mboxrd();
+	test_own_broken();
+	test_own_inline_patches();
+	test_own_truncated();
+	run_shared_cases(shared, ARRAY_SIZE(shared));
 	return done_testing();
 }
