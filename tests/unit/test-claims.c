@@ -9,26 +9,20 @@
  * 221 -> 72 ms: 72 / 221 = 0.325792 -> -67.420814; "8.3x faster" of a
  * time: 1 / 8.3 = 0.120482 -> -87.951807; "20% faster": 1 / 1.2 -> -16.67.
  *
- * The real mails come from $MMCI_FIXTURES (default ../shared/fixtures/mbox,
- * relative to the project root, where the tests run), like test-mbox.c.
+ * Our mails are in tests/fixtures/mbox (tests/fixtures/README.md); the real
+ * mails of $MMCI_FIXTURES (default ../shared/fixtures/mbox) are an extra
+ * whose case skips when the directory is absent (fixtures.h).
  */
 #include <dirent.h>
-#include <sys/stat.h>
 
 #include "claims.h"
 #include "mbox.h"
 #include "strbuf.h"
 #include "util.h"
 #include "tap.h"
+#include "fixtures.h"
 
 #define EPS 1e-3
-
-static const char *fixtures_dir(void)
-{
-	const char *dir = getenv("MMCI_FIXTURES");
-
-	return dir && *dir ? dir : "../shared/fixtures/mbox";
-}
 
 struct expect {
 	const char *text;
@@ -658,66 +652,144 @@ static void report_claims(const struct claim_list *l)
 		printf("#   line %u: '%s'\n", l->v[i].line, l->v[i].text);
 }
 
+/* a claim a fixture holds: before/after, as every one of ours is */
+struct file_claim {
+	size_t mail;		/* the mail of the file that holds it */
+	double before, after;	/* in unit */
+	const char *unit;
+	const char *subject;	/* a part of its subject */
+};
+
 /*
- * the fixtures are real mails without performance claims: nothing in the
- * raw files, nothing in any decoded body (mbox.c undoes QP and base64),
- * and nothing, without a crash, in every cut of them every 997 bytes
+ * @path's claims are @want: in the raw file and in the decoded bodies
+ * (mbox.c undoes QP and base64); every cut of it every 997 bytes yields
+ * at most as many, without a crash
  */
+static void check_file(const char *path, const struct file_claim *want,
+		       size_t nr_want)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct claim_list l = CLAIM_LIST_INIT;
+	struct mail *mails = NULL;
+	size_t nmails = 0, j, k, cut, found = 0, bad = 0;
+	char *name;
+	int n;
+
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		ok(0, path);
+		printf("#   cannot read '%s'\n", path);
+		return;
+	}
+	n = claims_extract(sb.buf, &l);
+	name = xstrfmt("%s: %zu claim(s) in the raw file", path, nr_want);
+	is_int(n, nr_want, name);
+	report_claims(&l);
+	free(name);
+	claim_list_release(&l);
+
+	if (!mbox_parse(sb.buf, sb.len, &mails, &nmails)) {
+		for (j = 0; j < nmails; j++) {
+			if (claims_extract(mails[j].body.buf, &l) < 0)
+				bad++;
+			for (k = 0; k < l.nr; k++, found++) {
+				const struct claim *c = &l.v[k];
+				const struct file_claim *w =
+					found < nr_want ? &want[found] : NULL;
+
+				if (!w || w->mail != j ||
+				    c->kind != CLAIM_BEFORE_AFTER ||
+				    fabs(c->before - w->before) > EPS ||
+				    fabs(c->after - w->after) > EPS ||
+				    strcmp(c->unit, w->unit) ||
+				    !strstr(c->subject, w->subject) ||
+				    fabs(c->change_pct -
+					 (w->after / w->before - 1) * 100) > EPS) {
+					bad++;
+					printf("#   mail %zu line %u: %g -> %g %s, '%s'\n",
+					       j, c->line, c->before, c->after,
+					       c->unit, c->subject);
+				}
+			}
+			claim_list_release(&l);
+		}
+	}
+	name = xstrfmt("%s: %zu claim(s) in %zu decoded bodies, as expected",
+		       path, nr_want, nmails);
+	ok(found == nr_want && !bad, name);
+	free(name);
+	mails_free(mails, nmails);
+
+	bad = 0;
+	for (cut = 997; cut < sb.len; cut += 997) {
+		char *part = xstrndup(sb.buf, cut);
+
+		if (claims_extract(part, &l) < 0 || l.nr > nr_want)
+			bad++;
+		claim_list_release(&l);
+		free(part);
+	}
+	name = xstrfmt("%s: at most %zu claim(s) in any truncated copy", path,
+		       nr_want);
+	is_int(bad, 0, name);
+	free(name);
+	strbuf_release(&sb);
+}
+
+/* the claims of tests/fixtures/mbox; its other files hold none */
+static const struct {
+	const char *file;
+	size_t nr;
+	struct file_claim c[3];
+} own_claims[] = {
+	{ "vmalloc-huge-vmap-v2.mboxrd", 3, {
+		{ 0, 1.890, 0.212, "ms", "vmap 100M" },
+		{ 0, 0.640, 0.118, "ms", "vunmap 100M" },
+		{ 3, 1.890, 0.212, "ms", "" } } },
+	{ "vmalloc-huge-vmap-v1.mbox", 1, {
+		{ 0, 1.890, 0.240, "ms", "vmap() of 100 MB of order-9 pages" } } },
+	{ "memmap-pageblock-v2-v3-reroll.mbox", 1, {
+		{ 0, 131, 97, "ms", "rebind memmap" } } },
+	{ "zswap-batch-v4-version-on-cover.mbox", 1, {
+		{ 0, 210, 480, "MB/s", "throughput" } } },
+	{ "zswap-batch-v4-truncated.mbox", 1, {
+		{ 0, 210, 480, "MB/s", "throughput" } } },
+};
+
+static void test_own_fixtures(void)
+{
+	char **files = NULL;
+	size_t nr = 0, alloc = 0, i, k, seen = 0;
+
+	collect_files(OWN_FIXTURES, &files, &nr, &alloc);
+	ok(nr >= 18, "at least 18 files of our own");
+	for (i = 0; i < nr; i++) {
+		const char *base = strrchr(files[i], '/') + 1;
+
+		for (k = 0; k < ARRAY_SIZE(own_claims); k++)
+			if (!strcmp(base, own_claims[k].file))
+				break;
+		if (k < ARRAY_SIZE(own_claims)) {
+			check_file(files[i], own_claims[k].c, own_claims[k].nr);
+			seen++;
+		} else {
+			check_file(files[i], NULL, 0);
+		}
+		free(files[i]);
+	}
+	free(files);
+	is_int(seen, ARRAY_SIZE(own_claims), "every file with claims was read");
+}
+
+/* the real mails hold no performance claim */
 static void test_fixtures(void)
 {
 	char **files = NULL;
 	size_t nr = 0, alloc = 0, i;
 
-	collect_files(fixtures_dir(), &files, &nr, &alloc);
+	collect_files(shared_fixtures_dir(), &files, &nr, &alloc);
 	ok(nr >= 18, "at least 18 fixture files");
 	for (i = 0; i < nr; i++) {
-		struct strbuf sb = STRBUF_INIT;
-		struct claim_list l = CLAIM_LIST_INIT;
-		struct mail *mails = NULL;
-		size_t nmails = 0, j, cut, found = 0;
-		char *name;
-		int n;
-
-		if (strbuf_read_file(&sb, files[i], 0) < 0) {
-			ok(0, files[i]);
-			printf("#   cannot read '%s'\n", files[i]);
-			continue;
-		}
-		n = claims_extract(sb.buf, &l);
-		name = xstrfmt("%s: no claim in the raw file", files[i]);
-		is_int(n, 0, name);
-		report_claims(&l);
-		free(name);
-		claim_list_release(&l);
-
-		if (!mbox_parse(sb.buf, sb.len, &mails, &nmails)) {
-			for (j = 0; j < nmails; j++) {
-				if (claims_extract(mails[j].body.buf, &l) > 0)
-					report_claims(&l);
-				found += l.nr;
-				claim_list_release(&l);
-			}
-		}
-		name = xstrfmt("%s: no claim in %zu decoded bodies", files[i],
-			       nmails);
-		is_int(found, 0, name);
-		free(name);
-		mails_free(mails, nmails);
-
-		found = 0;
-		for (cut = 997; cut < sb.len; cut += 997) {
-			char *part = xstrndup(sb.buf, cut);
-
-			if (claims_extract(part, &l) < 0)
-				found++;
-			found += l.nr;
-			claim_list_release(&l);
-			free(part);
-		}
-		name = xstrfmt("%s: no claim in any truncated copy", files[i]);
-		is_int(found, 0, name);
-		free(name);
-		strbuf_release(&sb);
+		check_file(files[i], NULL, 0);
 		free(files[i]);
 	}
 	free(files);
@@ -747,6 +819,10 @@ static void test_prefixes(void)
 
 int main(void)
 {
+	static const struct shared_case shared[] = {
+		{ "real mails: no claim in any", test_fixtures },
+	};
+
 	test_inline();
 	test_tables();
 	test_several();
@@ -754,7 +830,8 @@ int main(void)
 	test_mbox_structure();
 	test_match();
 	test_agree();
-	test_fixtures();
+	test_own_fixtures();
+	run_shared_cases(shared, ARRAY_SIZE(shared));
 	test_prefixes();
 	return done_testing();
 }
