@@ -2,9 +2,10 @@
 /*
  * test-notice.c - the mm-commits notice parser (daemon/notice.c).
  *
- * The "added" notice is a real mail ($MMCI_FIXTURES, default
- * ../shared/fixtures/mbox). The "removed" and "merged" variants are
- * hand-made with the wording notice.h documents:
+ * The "added" notice is a mail of tests/fixtures/mbox, and a real one of
+ * $MMCI_FIXTURES (default ../shared/fixtures/mbox) when that corpus is
+ * there (fixtures.h). The "removed" and "merged" variants are hand-made
+ * with the wording notice.h documents:
  *   Subject: - NAME.patch removed from -mm tree
  *   Subject: [merged BRANCH] NAME.patch removed from -mm tree
  *   "The quilt patch titled / Subject: T / has been removed from the -mm
@@ -16,32 +17,81 @@
 #include "strbuf.h"
 #include "util.h"
 #include "tap.h"
+#include "fixtures.h"
 
-static const char *fixtures_dir(void)
+/* the one mail of @path in *@mails, parsed as a notice into @n; 0 or -1 */
+static int read_notice(const char *path, const char *what, struct mail **mails,
+		       size_t *nr, struct notice *n)
 {
-	const char *dir = getenv("MMCI_FIXTURES");
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
 
-	return dir && *dir ? dir : "../shared/fixtures/mbox";
+	*mails = NULL;
+	*nr = 0;
+	if (strbuf_read_file(&sb, path, 0) < 0 ||
+	    mbox_parse(sb.buf, sb.len, mails, nr) < 0 || *nr != 1) {
+		ok(0, "read the mm-commits fixture");
+		printf("#   cannot read '%s'\n", path);
+	} else {
+		char *name = xstrfmt("%s: a notice", what);
+
+		is_int(notice_parse((*mails)[0].subject, (*mails)[0].body.buf, n),
+		       1, name);
+		free(name);
+		ret = 0;
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void test_own_fixture(void)
+{
+	struct mail *mails;
+	struct notice n;
+	size_t nr;
+
+	if (read_notice(OWN_FIXTURES "/mm-commits-added-vmap-contig-runs.eml",
+			"own", &mails, &nr, &n))
+		goto out;
+	is_str(notice_action_name(n.action), "added", "own: added");
+	is_str(n.branch, "mm-new", "own: branch mm-new");
+	is_str(n.filename, "mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch",
+	       "own: file name");
+	is_str(n.title, "mm/vmalloc: find physically contiguous runs in vmap()",
+	       "own: title");
+	is_str(n.author, "Kenji Hara <kenji.hara@example.com>", "own: commit author");
+	is_int(n.nr_links, 2, "own: two Link: lines");
+	if (n.nr_links == 2) {
+		is_str(n.links[0], "20260414093012.51234-3-kenji.hara@example.com",
+		       "own: the patch's link first");
+		is_str(n.links[1], "20260330151502.7712-1-kenji.hara@example.com",
+		       "own: the [1] reference, LIST/MSGID/, second");
+	}
+	is_int(n.nr_signoffs, 2, "own: two Signed-off-by:");
+	if (n.nr_signoffs == 2) {
+		is_str(n.signoffs[0], "Kenji Hara <kenji.hara@example.com>",
+		       "own: author's sign-off");
+		is_str(n.signoffs[1], "Hugo Brandt <hugo.brandt@example.org>",
+		       "own: the maintainer's sign-off");
+	}
+	is_str(n.reason, NULL, "own: no reason when added");
+	is_str(n.problem, NULL, "own: no problem");
+	notice_release(&n);
+out:
+	mails_free(mails, nr);
 }
 
 static void test_fixture(void)
 {
-	char *path = xstrfmt("%s/%s", fixtures_dir(),
+	char *path = xstrfmt("%s/%s", shared_fixtures_dir(),
 			     "linux-mailinglist-archives+stable.vger.kernel.org.1/"
 			     "mm-commits-mm-new-added-samples-damon-mtier.eml");
-	struct strbuf sb = STRBUF_INIT;
-	struct mail *mails = NULL;
+	struct mail *mails;
 	struct notice n;
-	size_t nr = 0;
+	size_t nr;
 
-	if (strbuf_read_file(&sb, path, 0) < 0 ||
-	    mbox_parse(sb.buf, sb.len, &mails, &nr) < 0 || nr != 1) {
-		ok(0, "read the mm-commits fixture");
-		printf("#   cannot read '%s'\n", path);
+	if (read_notice(path, "fixture", &mails, &nr, &n))
 		goto out;
-	}
-	is_int(notice_parse(mails[0].subject, mails[0].body.buf, &n), 1,
-	       "fixture: a notice");
 	is_str(notice_action_name(n.action), "added", "fixture: added");
 	is_str(n.branch, "mm-new", "fixture: branch mm-new");
 	is_str(n.filename, "samples-damon-mtier-handle-damon_stop-failure.patch",
@@ -69,7 +119,6 @@ static void test_fixture(void)
 	notice_release(&n);
 out:
 	mails_free(mails, nr);
-	strbuf_release(&sb);
 	free(path);
 }
 
@@ -266,7 +315,12 @@ static void test_hostile(void)
 
 int main(void)
 {
-	test_fixture();
+	static const struct shared_case shared[] = {
+		{ "real mails: the mm-new notice", test_fixture },
+	};
+
+	test_own_fixture();
+	run_shared_cases(shared, ARRAY_SIZE(shared));
 	test_removed();
 	test_merged();
 	test_subjects();
