@@ -3,6 +3,7 @@
 # cloud kernel (no build): a real libvirt guest with a 2 GiB NVDIMM, the
 # runner's fsdax workload, samples in SQLite, a comparison; then a guest
 # that hangs and one that panics.
+# mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

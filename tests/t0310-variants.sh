@@ -2,6 +2,7 @@
 # t0310-variants: one boot measures a workload in several variants
 # (alignments, memmap on the device or in RAM), each stored apart; an
 # alignment the kernel refuses is a recorded error while the others run.
+# mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

@@ -3,6 +3,7 @@
 # kernel (6.1): a devdax namespace onlined as system RAM and removed, and
 # virtio-mem plugged and unplugged by the host through libvirt while the
 # guest times it. Small sizes; the defaults are 100 GiB and 8/16 GiB.
+# mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

@@ -6,6 +6,7 @@
 # on them. Then what cannot be reproduced: an unknown run, a kernel file
 # that is gone; --dry-run makes nothing; a KVM run on a host without KVM.
 # Four 2 GiB boots under TCG, about a minute.
+# mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

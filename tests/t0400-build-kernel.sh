@@ -6,6 +6,7 @@
 # Cold, this builds a kernel (7.5-10 min on two cores): the tree, worktree,
 # object directory and ccache are shared with ./var of the checkout, so
 # later runs and t0500 reuse them.
+# mmci-test-needs: kernel-build
 . "$(dirname "$0")/lib.sh"
 
 # relative on purpose, as in `make demo` (./var): mmci makes them absolute

@@ -10,6 +10,7 @@
 # --fragment says which to use) or is gone, a commit no series can give
 # back. What it must say: a compiler or .config that differs.
 # One small build, five 2 GiB boots under TCG: a few minutes.
+# mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

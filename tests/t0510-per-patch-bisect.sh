@@ -6,6 +6,7 @@
 # with +1 and +3 unchanged; `mmci bisect` over the same commits must name
 # patch 2's commit, cleanly; a range without a change has nothing to
 # bisect. The kernels are cache hits or no-op rebuilds after t0500.
+# mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

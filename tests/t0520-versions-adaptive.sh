@@ -15,6 +15,7 @@
 # wall clock: 6 boots a side may or may not decide it at alpha 0.005.) v2 is measured last: the
 # newest run of v1 is then the wall-clock one, and the versions comparison
 # must take v1's icount run instead (modes are never mixed).
+# mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

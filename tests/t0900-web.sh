@@ -5,6 +5,7 @@
 # comparison; a series with a hostile subject and sender checks that
 # everything from mail is escaped; bad requests get 404/405 and the server
 # keeps serving.
+# mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 
 # it asserts icount values and tcg/icount provenance: pin the accelerator

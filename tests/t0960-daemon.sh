@@ -13,6 +13,7 @@
 # queues the job again and completes it. A second daemon on the same
 # database is refused. The kernels are cache hits after t0500/t0510
 # (shared build cache, as there), so the time goes into the boots.
+# mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/lib-http.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
