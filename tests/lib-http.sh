@@ -5,7 +5,7 @@
 #                                    is in $TRASH/port afterwards
 #   serve FILE INBOX MSGID           FILE as INBOX/MSGID/t.mbox.gz
 #   requests URI, statuses URI       mmci's requests for URI in the log
-# nginx is stopped when the test script exits.
+# nginx is stopped when the test script exits, however it ends.
 
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || skip_all "nginx is not installed (make setup installs nginx-light)"
@@ -24,13 +24,18 @@ statuses() {
 	grep " \"$1\" " "$LOG" | grep "\"mmci/" | cut -d' ' -f2 | tr '\n' ' '
 }
 
+# stop_nginx: stop it and wait until it is gone (it runs from lib.sh's
+# cleanup too, before the trash directory is removed)
 stop_nginx() {
-	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) &&
-		kill "$pid" 2>/dev/null
-	trap - EXIT
+	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	return 0
 }
-trap stop_nginx EXIT
+test_atexit stop_nginx
 
 nginx_start() {
 	port=$(python3 -c "import socket; s = socket.socket();

@@ -1,26 +1,169 @@
 # lib.sh - TAP helpers for mmci's shell tests (sourced, not run).
 #
+#	# mmci-test-needs: vm kernel-build       (only in files that need them)
 #	. "$(dirname "$0")/lib.sh"
 #	test_expect 'what is checked' 'shell commands'
+#	test_expect_vm 'a case that boots a guest' 'shell commands'
+#	test_atexit 'command that stops what the test started'
 #	skip_all 'why'           (prints "1..0 # SKIP why" and exits 0)
 #	test_done
 #
 # Each test file runs alone: `sh tests/t0300-run-cloud.sh` (-v shows the
-# commands' output). It gets a fresh trash directory with its own database
-# and data directory; the kernel tree and the build cache are shared with
-# the project checkout (MMCI_TREE, MMCI_CACHE_DATA) so a test does not
-# import 1.4 GB or rebuild a kernel that another test built.
+# commands' output; --run=3 or --run=1-2,5 runs only those cases, the
+# others print "ok N # skip not selected" so the numbering stays). It gets
+# a fresh trash directory with its own database and data directory; the
+# kernel tree and the build cache are shared with the project checkout
+# (MMCI_TREE, MMCI_CACHE_DATA) so a test does not import 1.4 GB or rebuild
+# a kernel that another test built.
+#
+# A file that boots a guest, builds a kernel or needs root says so on a
+# line of its own, `# mmci-test-needs: WORD...` (vm, kernel-build, root).
+# `make check` runs only the files without such a line. Under CI=true a
+# marked file must not skip: skip_all there prints "not ok" and fails, and
+# a test_expect_vm case fails instead of skipping (unless the tier boots
+# no guest: MMCI_TEST_TIER=check, which `make check` sets). need_libvirt
+# in a file not marked vm is an error.
+#
+# Whatever way a test ends (test_done, skip_all, a failed command outside
+# a case, a signal), the commands given to test_atexit run, and then every
+# process still running from the trash directory (its working directory
+# there, or the trash directory in its command line) is stopped.
 
 set -u
 TEST_NAME=$(basename "$0" .sh)
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-MMCI="$SRC/mmci"
+# the project: the first directory above the test that holds tests/lib.sh
+# (tests/t*.sh and tests/long/t*.sh alike)
+SRC=$(cd "$(dirname "$0")" && while [ ! -f tests/lib.sh ] && [ "$PWD" != / ]; do
+	cd ..; done && pwd)
+MMCI=${MMCI_BIN:-$SRC/mmci}	# MMCI_BIN: another build of mmci under test
 TRASH="$SRC/tests/trash.$TEST_NAME"
 FIXTURES=${MMCI_FIXTURES:-$SRC/../shared/fixtures/mbox}
 VERBOSE=0
-[ "${1:-}" = "-v" ] && VERBOSE=1
+test_run=
 test_count=0
 test_failed=0
+
+test_usage() {
+	echo "usage: sh $0 [-v] [--run=N[-M][,...]]" >&2
+	exit 2
+}
+
+# a --run selector: comma (or space) separated numbers and ranges A-B,
+# -B, A-
+test_check_run() {
+	for r in $(printf %s "$1" | tr , ' '); do
+		case $r in
+		''|-|*[!0-9-]*|*-*-*) echo "error: invalid --run selector '$1'" >&2
+			exit 2 ;;
+		esac
+	done
+	[ -n "$(printf %s "$1" | tr -d ', ')" ] ||
+		{ echo "error: empty --run selector" >&2; exit 2; }
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-v|--verbose) VERBOSE=1 ;;
+	--run=*) test_run=${1#--run=}; test_check_run "$test_run" ;;
+	--run|-r) [ $# -gt 1 ] || test_usage
+		test_run=$2; test_check_run "$test_run"; shift ;;
+	-h|--help) test_usage ;;
+	*) echo "error: unknown option '$1'" >&2; test_usage ;;
+	esac
+	shift
+done
+
+# test_selected N: whether case N is in --run's selection
+test_selected() {
+	[ -n "$test_run" ] || return 0
+	for r in $(printf %s "$test_run" | tr , ' '); do
+		case $r in
+		*-*) lo=${r%-*} hi=${r#*-}
+			[ "$1" -ge "${lo:-1}" ] &&
+				{ [ -z "$hi" ] || [ "$1" -le "$hi" ]; } && return 0 ;;
+		*) [ "$1" -eq "$r" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# what the file needs, from its "# mmci-test-needs:" line
+TEST_NEEDS=$(sed -n 's/^# mmci-test-needs:[[:space:]]*//p' "$0" |
+	tr '\t\n' '  ' | tr -s ' ' | sed 's/^ //; s/ $//')
+test_needs() {
+	case " $TEST_NEEDS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+# CI=true in a file that needs a VM, a kernel build or root: no skipping
+test_must_not_skip() {
+	[ "${CI:-}" = true ] && [ -n "$TEST_NEEDS" ] &&
+		[ "${MMCI_TEST_TIER:-}" != check ]
+}
+
+# test_fatal MESSAGE: the file cannot run as written; one failed case
+test_fatal() {
+	test_count=$((test_count + 1))
+	echo "not ok $test_count - $1"
+	echo "1..$test_count"
+	exit 1
+}
+for w in $TEST_NEEDS; do
+	case $w in
+	vm|kernel-build|root) ;;
+	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root)" ;;
+	esac
+done
+
+# cleanup: test_atexit's commands, last first, then the processes left
+test_atexit_cmds=
+test_atexit() {
+	test_atexit_cmds="$1
+$test_atexit_cmds"
+}
+
+# processes running from the trash directory: the working directory in it
+# or the trash directory in the command line; neither this shell nor its
+# subshells (which are in / when this runs), nor the grep that looks (it
+# has exited when its pid is read: a zombie or gone, no command line)
+test_trash_pids() {
+	{
+		find /proc -mindepth 2 -maxdepth 2 -name cwd \
+			\( -lname "$TRASH" -o -lname "$TRASH/*" \) 2>/dev/null
+		grep -lsaF -e "$TRASH/" /proc/[0-9]*/cmdline 2>/dev/null
+	} | cut -d/ -f3 | sort -un | while read -r p; do
+		[ "$p" != $$ ] || continue
+		c=$(tr "\\0" " " 2>/dev/null < "/proc/$p/cmdline") &&
+			[ -n "$c" ] && echo "$p $c"
+	done
+}
+
+test_cleaned=
+test_cleanup() {
+	[ -z "$test_cleaned" ] || return 0
+	test_cleaned=1
+	cd / || :
+	while [ -n "$test_atexit_cmds" ]; do
+		c=${test_atexit_cmds%%
+*}
+		test_atexit_cmds=${test_atexit_cmds#*
+}
+		[ -z "$c" ] || ( eval "$c" ) > /dev/null 2>&1 || :
+	done
+	left=$(test_trash_pids)
+	[ -n "$left" ] || return 0
+	echo "$left" | sed 's/^/# stopping a process the test left running: /'
+	kill $(echo "$left" | cut -d' ' -f1) 2>/dev/null
+	i=0
+	while [ $i -lt 50 ] && left=$(test_trash_pids) && [ -n "$left" ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ -z "$left" ] || kill -9 $(echo "$left" | cut -d' ' -f1) 2>/dev/null
+	return 0
+}
+trap 'test_cleanup' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 rm -rf "$TRASH"
 mkdir -p "$TRASH"
@@ -33,6 +176,10 @@ say() { echo "# $*"; }
 
 test_expect() {
 	test_count=$((test_count + 1))
+	if ! test_selected $test_count; then
+		echo "ok $test_count # skip not selected: $1"
+		return 0
+	fi
 	( set -e; eval "$2" ) > "$TRASH/out.$test_count" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then
@@ -46,12 +193,61 @@ test_expect() {
 	return 0
 }
 
+# test_skip REASON DESCRIPTION: one case skipped; under CI=true, when the
+# reason is something CI must have (FATAL=1), it is a failure
+test_skip() {
+	test_count=$((test_count + 1))
+	if [ "${CI:-}" = true ] && [ "${3:-}" = fatal ]; then
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $2"
+		echo "#   CI=true: must not skip: $1"
+	else
+		echo "ok $test_count # skip $1: $2"
+	fi
+}
+
+# why no guest can boot here (nothing when one can)
+vm_unavailable() {
+	if [ "${MMCI_TEST_TIER:-}" = check ]; then
+		echo "make check boots no guest"
+	elif ! virsh -c qemu:///system version >/dev/null 2>&1; then
+		echo "libvirtd does not answer on qemu:///system (run make setup)"
+	elif [ -z "$CLOUD_KERNEL" ]; then
+		echo "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+	fi
+}
+
+# test_expect_vm: test_expect for a case that boots a guest in a file
+# whose other cases need none: it skips when no guest can boot, and
+# fails instead under CI=true (but for make check, which boots none)
+test_expect_vm() {
+	why=$(vm_unavailable)
+	if [ -z "$why" ]; then
+		test_expect "$@"
+	elif [ "${MMCI_TEST_TIER:-}" = check ]; then
+		test_skip "$why" "$1"
+	else
+		test_skip "$why" "$1" fatal
+	fi
+}
+
 skip_all() {
+	test_must_not_skip &&
+		test_fatal "CI=true: $TEST_NAME (needs $TEST_NEEDS) must not skip: $*"
+	if [ $test_count -gt 0 ]; then
+		# some cases ran: the rest is one skipped case, the plan honest
+		test_count=$((test_count + 1))
+		echo "ok $test_count # skip the rest: $*"
+		test_done
+	fi
 	echo "1..0 # SKIP $*"
+	test_cleanup
+	cd "$SRC" && rm -rf "$TRASH"
 	exit 0
 }
 
 test_done() {
+	test_cleanup
 	echo "1..$test_count"
 	if [ $test_failed = 0 ]; then
 		cd "$SRC" && rm -rf "$TRASH"
@@ -79,6 +275,10 @@ no_domains_left() {
 }
 
 need_libvirt() {
+	test_needs vm ||
+		test_fatal "$TEST_NAME calls need_libvirt but has no '# mmci-test-needs: vm' line"
+	[ "${MMCI_TEST_TIER:-}" != check ] ||
+		skip_all "make check boots no guest"
 	virsh -c qemu:///system version >/dev/null 2>&1 ||
 		skip_all "libvirtd does not answer on qemu:///system (run make setup)"
 }

@@ -35,7 +35,7 @@ stop_daemon() {
 	DAEMON_PID=
 	return 0
 }
-trap stop_daemon EXIT
+test_atexit stop_daemon
 
 # count QUERY: sql with the usual quoting spared
 heads() { sql "SELECT count(*) FROM heads"; }

@@ -34,14 +34,14 @@ for k in ("From", "To", "Cc"):
         print("addr %s %s" % (k, a.addr_spec))
 EOF
 
-# test_done removes the trash (and the pid file) before the EXIT trap
-# runs: the pid is read into SMTPD_PID as soon as the server is up
+# the server's pid is read into SMTPD_PID as soon as it is up; lib.sh
+# runs stop_smtpd however the test ends
 SMTPD_PID=
 stop_smtpd() {
 	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
 	return 0
 }
-trap stop_smtpd EXIT
+test_atexit stop_smtpd
 
 free_port() {
 	"$PY" -c 'import socket; s = socket.socket()

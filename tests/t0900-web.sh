@@ -21,10 +21,9 @@ VARIANT='align%3D2M%2Cmap%3Ddev'
 
 stop_web() {
 	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
-	trap - EXIT
 	return 0
 }
-trap stop_web EXIT
+test_atexit stop_web
 
 # dom PATH FILE: the DOM Chromium built for http://127.0.0.1:PORT/PATH
 dom() {

@@ -52,7 +52,7 @@ cleanup() {
 	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
 	stop_nginx
 }
-trap cleanup EXIT
+test_atexit cleanup
 
 # start_daemon: in the background, its pid in $TRASH/daemon.pid
 start_daemon() {
