@@ -297,7 +297,8 @@ static void apply_effect(struct cp_search *cs, size_t n)
 	struct cp_result *res = cs->out;
 	const struct cp_opts *o = cs->o;
 
-	qsort(res->cp, res->nr, sizeof(*res->cp), cmp_index);
+	if (res->nr > 1)	/* qsort's base must not be NULL, even for 0 */
+		qsort(res->cp, res->nr, sizeof(*res->cp), cmp_index);
 	for (;;) {
 		size_t i, weakest = res->nr;
 		double weakest_pct = INFINITY;

@@ -34,16 +34,17 @@ int tree_open(const char *path, git_repository **repo)
 
 int tree_resolve(git_repository *repo, const char *ref, git_oid *out)
 {
-	git_object *obj;
+	git_object *obj, *commit;
+	int ret;
 
 	if (git_revparse_single(&obj, repo, ref) < 0)
 		return error("unknown revision '%s': %s", ref, git_errmsg());
-	if (git_object_peel((git_object **)&obj, obj, GIT_OBJECT_COMMIT) < 0) {
-		error("'%s' is not a commit: %s", ref, git_errmsg());
-		return -1;
-	}
-	git_oid_cpy(out, git_object_id(obj));
+	ret = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
 	git_object_free(obj);
+	if (ret < 0)
+		return error("'%s' is not a commit: %s", ref, git_errmsg());
+	git_oid_cpy(out, git_object_id(commit));
+	git_object_free(commit);
 	return 0;
 }
 
