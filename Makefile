@@ -1,12 +1,16 @@
 # mmci - one hand-written, non-recursive Makefile.
 #
 #   make            build ./mmci and the guest runner
+#   make check      the fast tier: unit tests and the t-files that need no
+#                   VM, kernel build or root; no setup, as any user
 #   make test       set up the host (idempotent) and run every test (TAP)
+#   make test-long  set up the host and run the heavy cases (tests/long/)
 #   make demo       set up the host and run the main job on the defaults
 #   make bench      set up the host and measure the noise settings' spread
 #   make V=1        show the full compiler command lines
 #   make DEVELOPER=1  -Werror and extra warnings
-#   make SANITIZE=1   build with ASan + UBSan
+#   make SANITIZE=1   build with ASan + UBSan, into build-sanitize/
+#                     (`make SANITIZE=1 check` tests that build)
 #   make install    install ./mmci, its data files, the systemd units
 #                   (PREFIX, DESTDIR, SYSTEMDUNITDIR; see below)
 
@@ -15,18 +19,37 @@ PKG_CONFIG ?= pkg-config
 PKGS = libvirt libgit2 sqlite3 libcurl gsl jansson zlib libxml-2.0 libmicrohttpd
 
 CFLAGS ?= -O2 -g
-BASIC_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Wno-missing-field-initializers -MMD -MP -Idaemon \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
 
+# pkg-config is asked when a build needs the flags, once, and not when the
+# Makefile is read: `make setup` installs the packages it asks about. A
+# module it does not know stops the build, named.
+PKG_MISSING = $(eval PKG_MISSING := $$(shell command -v $(PKG_CONFIG) \
+	>/dev/null || { echo NO-PKG-CONFIG; exit; }; for p in $(PKGS); do \
+	$(PKG_CONFIG) --exists $$$$p 2>/dev/null || echo "'$$$$p'"; done))$(PKG_MISSING)
+PKG_CHECK = $(if $(filter NO-PKG-CONFIG,$(PKG_MISSING)),$(error no \
+	$(PKG_CONFIG) to ask for the build flags (run make setup)),$(if \
+	$(PKG_MISSING),$(error missing pkg-config module$(if $(word 2,\
+	$(PKG_MISSING)),s) $(PKG_MISSING) (run make setup))))
+PKG_CFLAGS = $(PKG_CHECK)$(eval PKG_CFLAGS := $$(shell $(PKG_CONFIG) --cflags $(PKGS)))$(PKG_CFLAGS)
+LIBS = $(PKG_CHECK)$(eval LIBS := $$(shell $(PKG_CONFIG) --libs $(PKGS)) -lm)$(LIBS)
+
+WARN_CFLAGS = -Wall -Wextra
 ifdef DEVELOPER
-BASIC_CFLAGS += -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+WARN_CFLAGS += -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 endif
+BASIC_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -Wno-unused-parameter \
+	-Wno-missing-field-initializers -MMD -MP -Idaemon $(PKG_CFLAGS)
+
+# a sanitized build has objects and binaries of its own, under
+# build-sanitize/, so it never mixes with (or replaces) the plain one
+OUT =
 ifdef SANITIZE
-BASIC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+OUT = build-sanitize/
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+BASIC_CFLAGS += $(SANITIZE_FLAGS)
 endif
+ALL_LDFLAGS = $(SANITIZE_FLAGS) $(LDFLAGS)
 
 PROVE_OPTS ?= -v
 
@@ -50,36 +73,67 @@ LIB_OBJS = \
 # one file per command, cmd_<name>() dispatched from daemon/mmci.c
 CMD_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard daemon/cmd-*.c)))
 
-UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test-*.c))
+# what this build makes: in the tree, or under build-sanitize/
+MMCI_OBJS = $(addprefix $(OUT),daemon/mmci.o $(CMD_OBJS))
+OUT_LIB_OBJS = $(addprefix $(OUT),$(LIB_OBJS))
+UNIT_TESTS = $(patsubst %.c,$(OUT)%,$(wildcard tests/unit/test-*.c))
 
-all: mmci runner/mmci-runner
+all: $(OUT)mmci runner/mmci-runner
 
-mmci: daemon/mmci.o $(CMD_OBJS) $(LIB_OBJS)
-	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-daemon/%.o: daemon/%.c
+$(OUT)daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
 	$(QUIET_CC)$(CC) $(BASIC_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # the schema migrations are compiled in, so an installed mmci needs no files
 daemon/schema.c: $(sort $(wildcard schema/*.sql)) daemon/gen-schema.sh
 	$(QUIET_GEN)sh daemon/gen-schema.sh $(sort $(wildcard schema/*.sql)) > $@+ && mv $@+ $@
 
-# the guest runner: static, no dependencies, runs as the VM's workload
+# the guest runner: static, no dependencies, runs as the VM's workload.
+# It takes CFLAGS, LDFLAGS and DEVELOPER's warnings, never a sanitizer
+# (it runs inside the measured guests): one runner for every build.
 RUNNER_SRCS = runner/mmci-runner.c runner/hotplug.c
+RUNNER_FLAGS = $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS) $(LDFLAGS))
 runner/mmci-runner: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
-	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Idaemon -static -o $@ $(RUNNER_SRCS)
+	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -Idaemon \
+		$(RUNNER_FLAGS) -static -o $@ $(RUNNER_SRCS)
 
-tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJS)
-	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(OUT)tests/unit/test-%: tests/unit/test-%.c $(OUT_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 # setup installs Debian packages, so the build (whose flags come from
 # pkg-config) runs after it, in a second make
 setup:
 	sh vm-images/host-setup.sh
 
+# the tiers (tests/lib.sh, tests/long/README.md):
+#   check      the unit tests and every t-file without a "# mmci-test-needs:"
+#              line (no VM, no kernel build, no root), on this build (also
+#              SANITIZE=1's); no setup, so no apt and no root
+#   test       everything but tests/long/: what README says and CI runs
+#   test-long  the heavy cases in tests/long/
+CHECK_TESTS = $(shell grep -L '^\# mmci-test-needs:' tests/t[0-9]*.sh)
+LONG_TESTS = $(wildcard tests/long/t[0-9]*.sh)
+
+# under SANITIZE, UBSan's reports are fatal (-fno-sanitize-recover) and
+# LeakSanitizer skips only the libraries' leaks in tests/lsan.supp
+SANITIZE_ENV = $(if $(SANITIZE),LSAN_OPTIONS='suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0' \
+	UBSAN_OPTIONS=print_stacktrace=1)
+
+check: all $(UNIT_TESTS)
+	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
+		prove $(PROVE_OPTS) $(UNIT_TESTS) $(CHECK_TESTS)
+
 test: setup
 	$(MAKE) all $(UNIT_TESTS)
 	prove $(PROVE_OPTS) $(UNIT_TESTS) tests/t[0-9]*.sh
+
+test-long: setup
+	$(MAKE) all
+	$(if $(LONG_TESTS),prove $(PROVE_OPTS) $(LONG_TESTS),@echo 'no long tests yet (tests/long/README.md)')
 
 demo: setup
 	$(MAKE) all
@@ -102,10 +156,11 @@ bench: setup
 
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
-		$(UNIT_TESTS) tests/unit/*.d
+		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
+	$(RM) -r build-sanitize
 
-.PHONY: all setup test demo bench clean
--include daemon/*.d tests/unit/*.d
+.PHONY: all setup check test test-long demo bench clean
+-include $(OUT)daemon/*.d $(OUT)tests/unit/*.d
 
 # make install: the binary and every file it reads at run time go to
 # $(MMCI_LIBDIR), with a symlink in $(BINDIR). config.c looks for its data
@@ -141,7 +196,7 @@ MMCI_CONF = $(DESTDIR)$(SYSCONFDIR)/mmci/mmci.conf
 install: all
 	$(INSTALL) -d '$(DESTDIR)$(MMCI_LIBDIR)' '$(DESTDIR)$(BINDIR)' \
 		'$(DESTDIR)$(SYSTEMDUNITDIR)' '$(DESTDIR)$(SYSCONFDIR)/mmci'
-	$(INSTALL) -m 755 mmci '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
+	$(INSTALL) -m 755 $(OUT)mmci '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
 	for f in $(INSTALL_PROGS); do \
 		$(INSTALL) -D -m 755 $$f '$(DESTDIR)$(MMCI_LIBDIR)'/$$f || exit; \
 	done
