@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/file.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -187,7 +188,59 @@ struct make_ctx {
 	const char *objdir;
 	const char *log;
 	const struct sandbox *box;	/* kind and directories */
+	/* progress: what the status line says while make runs */
+	long long build_id;
+	long expect;		/* .o files the previous like build wrote */
+	time_t since;		/* .o files newer than this are this build's */
+	double t0;		/* now_s() at the start of make */
+	long objects;		/* .o files written so far */
+	int watch;		/* show them while make runs */
 };
+
+/* --- progress: objects done, an estimate from the previous build ---- */
+
+static time_t count_since;
+static long count_found;
+
+static int count_one(const char *path, const struct stat *st, int type,
+		     struct FTW *ftw)
+{
+	if (type == FTW_F && ends_with(path, ".o") &&
+	    st->st_mtime >= count_since)
+		count_found++;
+	return 0;
+}
+
+/* .o files under @dir written since @since: what make compiled so far */
+static long count_objects(const char *dir, time_t since)
+{
+	count_since = since;
+	count_found = 0;
+	nftw(dir, count_one, 32, FTW_PHYS);
+	return count_found;
+}
+
+static void make_tick(void *data)
+{
+	struct make_ctx *mc = data;
+	double el = now_s() - mc->t0;
+	long n = count_objects(mc->objdir, mc->since);
+
+	mc->objects = n;
+	if (mc->expect > 0 && n > 0 && n < mc->expect)
+		progress_status("build #%lld: %ld of ~%ld objects (%ld %%), "
+				"%.0f s, about %.0f s left", mc->build_id, n,
+				mc->expect, n * 100 / mc->expect, el,
+				el / n * (mc->expect - n));
+	else if (mc->expect > 0)
+		progress_status("build #%lld: %ld objects (the previous like "
+				"build: %ld), %.0f s", mc->build_id, n,
+				mc->expect, el);
+	else
+		progress_status("build #%lld: %ld objects, %.0f s (no previous "
+				"build of this config to estimate from)",
+				mc->build_id, n, el);
+}
 
 /*
  * ccache's cache directory, asked once: "ccache -k" honours CCACHE_DIR and
@@ -243,7 +296,7 @@ static int run_tree_command(const struct make_ctx *mc,
 	return code;
 }
 
-static int run_make(const struct make_ctx *mc, const char *what,
+static int run_make(struct make_ctx *mc, const char *what,
 		    const char **targets)
 {
 	char *basedir = xstrfmt("CCACHE_BASEDIR=%s", mc->worktree);
@@ -285,7 +338,12 @@ static int run_make(const struct make_ctx *mc, const char *what,
 		cmd.env = env;
 		cmd.log_path = mc->log;
 		cmd.timeout_s = MAKE_TIMEOUT_S;
+		if (mc->watch) {
+			cmd.tick = make_tick;
+			cmd.tick_data = mc;
+		}
 		code = run_tree_command(mc, &cmd);
+		progress_status_end();
 		if (!code) {
 			free(basedir);
 			return 0;
@@ -315,7 +373,7 @@ static int run_make(const struct make_ctx *mc, const char *what,
  * the vmap and memremap workloads as unavailable.
  */
 static void build_bench_module(const struct mmci_config *cfg,
-			       const struct make_ctx *mc, const char *artifacts)
+			       struct make_ctx *mc, const char *artifacts)
 {
 	static const char *const files[] = { "mmci_bench.c", "Kbuild" };
 	char *dir = xstrfmt("%s/mmci-bench", artifacts);
@@ -340,7 +398,7 @@ static void build_bench_module(const struct mmci_config *cfg,
 	free(m);
 }
 
-static int configure(const struct make_ctx *mc, const char *fragment)
+static int configure(struct make_ctx *mc, const char *fragment)
 {
 	const char *tiny[] = { "tinyconfig", NULL };
 	const char *olddef[] = { "olddefconfig", NULL };
@@ -482,7 +540,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	char *cc = NULL, *artifacts = NULL, *objdir = NULL, *log = NULL;
 	char *worktree = NULL, *dotconfig = NULL, *cache = NULL, *kb = NULL;
 	struct strbuf keysrc = STRBUF_INIT;
-	struct make_ctx mc;
+	struct make_ctx mc = { 0 };
 	struct sandbox box = SANDBOX_INIT;
 	/* ccache's settings and its cache's place: the same inside */
 	const char *keep_env[] = { "CCACHE_*", "XDG_CACHE_HOME",
@@ -490,7 +548,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	const char *rw[4] = { NULL }, *ro[2] = { NULL };
 	git_oid tree_oid;
 	double t0 = now_s();
-	int ret = -1, lock_fd = -1;
+	int ret = -1, lock_fd = -1, cold = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (!fragment) {
@@ -579,9 +637,24 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		if (bad)
 			goto fail;
 	}
+	{
+		/* cold: nothing of an earlier build in the object directory */
+		char *vmlinux = xstrfmt("%s/vmlinux", objdir);
+
+		cold = !file_exists(vmlinux);
+		free(vmlinux);
+	}
 	progress("build #%lld: configuring (%s)", res->id, fragment);
 	if (configure(&mc, fragment) < 0)
 		goto fail;
+	mc.build_id = res->id;
+	mc.expect = db_int(db, 0, "SELECT objects FROM builds WHERE "
+			   "config_hash = ? AND compiler = ? AND cold = ? AND "
+			   "status = 'ok' AND objects > 0 ORDER BY id DESC "
+			   "LIMIT 1", "tti", frag_hash, cc, (long long)cold);
+	mc.since = time(NULL);
+	mc.t0 = now_s();
+	mc.objects = 0;
 	progress("build #%lld: make bzImage modules (sandbox: %s; log: %s)",
 		 res->id, sandbox_describe(&box), log);
 	{
@@ -597,8 +670,11 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 
 		dotconfig = xstrfmt("%s/.config", objdir);
 		remove_tree(modroot);
-		bad = run_make(&mc, "make bzImage modules", t) < 0 ||
-		      run_make(&mc, "make modules_install", inst) < 0 ||
+		mc.watch = 1;
+		bad = run_make(&mc, "make bzImage modules", t) < 0;
+		mc.watch = 0;
+		mc.objects = count_objects(objdir, mc.since);
+		bad = bad || run_make(&mc, "make modules_install", inst) < 0 ||
 		      copy_file(bz, bzdst) < 0 ||
 		      copy_file(dotconfig, cfgdst) < 0;
 		free(modroot);
@@ -622,13 +698,15 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 			goto fail;
 		if (db_run(db, "UPDATE builds SET status = 'ok', "
 			   "kernel_release = ?, hz = ?, dotconfig_hash = ?, "
-			   "duration_s = ? WHERE id = ?", "titdi",
-			   res->release, (long long)res->hz, dot_hash,
-			   res->duration_s, res->id) < 0)
+			   "duration_s = ?, objects = ?, cold = ? WHERE id = ?",
+			   "titdiii", res->release, (long long)res->hz,
+			   dot_hash, res->duration_s, (long long)mc.objects,
+			   (long long)cold, res->id) < 0)
 			goto fail;
 	}
-	progress("build #%lld: %s built in %.0f s", res->id, res->release,
-		 res->duration_s);
+	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
+		 res->id, res->release, res->duration_s, mc.objects,
+		 cold ? "cold" : "incremental");
 	ret = 0;
 	goto out;
 fail:

@@ -205,6 +205,23 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return fwrite(data, 1, n, t->fp);
 }
 
+/* the status line of a fetch: bytes so far, of how many if known */
+static int on_progress(void *arg, curl_off_t total, curl_off_t now,
+		       curl_off_t utotal, curl_off_t unow)
+{
+	const char *url = arg;
+
+	if (now <= 0)
+		return 0;
+	if (total > 0)
+		progress_status("fetching %s: %lld of %lld bytes", url,
+				(long long)now, (long long)total);
+	else
+		progress_status("fetching %s: %lld bytes", url,
+				(long long)now);
+	return 0;
+}
+
 static void header_value(const char *line, size_t len, const char *name,
 			 struct strbuf *out)
 {
@@ -323,9 +340,13 @@ static int get_once(CURL *c, const char *url, const char *tmp,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)url);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	if (hdrs)
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	rc = curl_easy_perform(c);
+	progress_status_end();
 	if (fclose(t->fp) && !rc)
 		ret = error_errno("cannot write '%s'", tmp);
 	t->fp = NULL;

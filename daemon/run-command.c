@@ -129,10 +129,15 @@ int poll_command(struct child_process *cmd, int *code)
 int finish_command(struct child_process *cmd)
 {
 	int status;
+	double next_tick = now_s() + 1;
 
 	for (;;) {
 		pid_t r;
 
+		if (cmd->tick && now_s() >= next_tick) {
+			cmd->tick(cmd->tick_data);
+			next_tick = now_s() + 1;
+		}
 		if (cmd->timeout_s &&
 		    now_s() - cmd->start_s > cmd->timeout_s &&
 		    !cmd->timed_out) {
@@ -140,7 +145,8 @@ int finish_command(struct child_process *cmd)
 			kill(-cmd->pid, SIGKILL);
 			kill(cmd->pid, SIGKILL);
 		}
-		r = waitpid(cmd->pid, &status, cmd->timeout_s ? WNOHANG : 0);
+		r = waitpid(cmd->pid, &status,
+			    cmd->timeout_s || cmd->tick ? WNOHANG : 0);
 		if (r == cmd->pid)
 			break;
 		if (r < 0) {

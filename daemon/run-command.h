@@ -22,6 +22,9 @@ struct child_process {
 	const char **env;         /* "NAME=value" added, "NAME" removed; NULL-terminated */
 	const char *log_path;     /* append stdout+stderr here, or NULL */
 	unsigned int timeout_s;   /* 0 = none */
+	/* called about once a second while finish_command() waits */
+	void (*tick)(void *data);
+	void *tick_data;
 	pid_t pid;
 	int timed_out;            /* set by finish_command() */
 	double start_s;           /* monotonic seconds at start */

@@ -585,7 +585,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	struct strbuf why = STRBUF_INIT;
 	char *dir = NULL, *sub = NULL, *console = NULL, *results = NULL;
 	char *backing = NULL, *name = NULL;
-	char *template = NULL;
+	char *template = NULL, *label = NULL;
 	long long boot_id;
 	double t0 = now_s();
 	int ok = 0, started;
@@ -643,6 +643,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.icount = !strcmp(r.clock, "icount");
 	spec.timeout_s = r.timeout_s;
 	spec.template_path = template;
+	spec.label = label = xstrfmt("run #%lld boot %d", run_id, idx);
 
 	if (vm_create_backing(backing, r.nvdimm_mib) < 0) {
 		strbuf_addf(&why, "cannot create the NVDIMM backing '%s'",
@@ -711,6 +712,7 @@ out:
 	free(backing);
 	free(name);
 	free(template);
+	free(label);
 	return ok ? 0 : -1;
 }
 

@@ -128,12 +128,25 @@ static const char *journal_priority(const char *prefix)
 	return "<6>";
 }
 
+/* an updating status line is on the terminal now (progress_status()) */
+static int status_open;
+static double status_logged;	/* now_s() of its last plain line, or of
+				 * the step's start */
+
+static void status_close(void)
+{
+	if (status_open)
+		fputs("\r\033[K", stderr);
+	status_open = 0;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap,
 		    int with_errno, int err)
 {
 	const char *pri = journal_priority(prefix);
 	char msg[4096];
 
+	status_close();
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (with_errno)
 		fprintf(stderr, "%s%s%s: %s\n", pri, prefix, msg,
@@ -268,6 +281,47 @@ void progress(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(prefix, fmt, ap, 0, 0);
 	va_end(ap);
+}
+
+void progress_status(const char *fmt, ...)
+{
+	static int tty = -1;
+	char msg[512], prefix[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	double now = now_s();
+	va_list ap;
+
+	if (log_verbosity < 1)
+		return;
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO) && !stderr_is_journal();
+	/* in a log, a step shorter than PROGRESS_LOG_S says nothing more */
+	if (!tty && !status_logged)
+		status_logged = now;
+	if (!tty && now - status_logged < PROGRESS_LOG_S)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	localtime_r(&t, &tm);
+	strftime(prefix, sizeof(prefix), "[%H:%M:%S] ", &tm);
+	if (tty) {
+		/* one line, rewritten; cut to the usual terminal width */
+		fprintf(stderr, "\r\033[K%s%.*s", prefix, 68, msg);
+		status_open = 1;
+	} else {
+		fprintf(stderr, "%s%s%s\n", journal_priority(""), prefix, msg);
+		status_logged = now;
+	}
+	fflush(stderr);
+}
+
+void progress_status_end(void)
+{
+	status_close();
+	status_logged = 0;
+	fflush(stderr);
 }
 
 int starts_with(const char *str, const char *prefix)

@@ -66,6 +66,15 @@ void log_warnx(const char *fmt, ...) PRINTF(1, 2);
 void log_warn(const char *fmt, ...) PRINTF(1, 2);
 /* one progress line for a long step: "[12:01:02] building base ..." */
 void progress(const char *fmt, ...) PRINTF(1, 2);
+/*
+ * where a long step is now ("412 objects, 2 min 10 s, about 6 min
+ * left"): on a terminal one line rewritten in place, ended by the next
+ * message or progress_status_end(); in a log or the journal a plain line
+ * every PROGRESS_LOG_S seconds of the step, none for a shorter one
+ */
+#define PROGRESS_LOG_S 30
+void progress_status(const char *fmt, ...) PRINTF(1, 2);
+void progress_status_end(void);
 
 /* prefix/suffix helpers */
 int starts_with(const char *str, const char *prefix);

@@ -492,7 +492,25 @@ struct vm_requests {
 	unsigned long long vmem_max_mib;
 	struct strbuf *log;	/* vm_result.host_log */
 	int handled;
+	const char *label;	/* vm_spec.label, for the status line */
 };
+
+/* the status line: where the runner is, from its last sample */
+static void vm_progress(const struct vm_requests *rq, const char *line,
+			double t)
+{
+	json_t *o = json_loads(line, 0, NULL);
+	const char *wl = NULL, *metric = NULL, *variant = "";
+	json_int_t it = -1;
+
+	if (o && !json_unpack(o, "{s:s, s:s, s?:s, s?:I}", "workload", &wl,
+			      "metric", &metric, "variant", &variant, "iter",
+			      &it))
+		progress_status("%s: %s%s%s %s #%lld, %.0f s", rq->label, wl,
+				*variant ? " " : "", variant, metric,
+				(long long)it, t);
+	json_decref(o);
+}
 
 /*
  * Replace the text of <requested ...>N</requested> inside the virtio-mem
@@ -594,6 +612,9 @@ static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
 			if (strstr(rq->partial.buf, "\"request\""))
 				vm_request(rq, dom, rq->partial.buf,
 					   now_s() - t0);
+			else if (rq->label &&
+				 strstr(rq->partial.buf, "\"sample\""))
+				vm_progress(rq, rq->partial.buf, now_s() - t0);
 			strbuf_reset(&rq->partial);
 			p = nl + 1;
 		}
@@ -990,6 +1011,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	rq.path = spec->results_log;
 	rq.vmem_max_mib = spec->virtio_mem_max_mib;
 	rq.log = &res->host_log;
+	rq.label = spec->label;
 	end = vm_wait(conn, dom, spec, t0, t1, &w, &rq, &con, &lost);
 	if (end != WAIT_ENDED && !w.end_s)
 		w.end_s = now_s();
@@ -999,6 +1021,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	else if (end == WAIT_SILENT)
 		log_info("domain '%s' printed nothing within %u s, destroying "
 			 "it", spec->name, spec->first_line_s);
+	progress_status_end();
 	vm_destroy(dom, spec->name);
 	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
 	res->first_line_s = con.started ? con.at : 0;

@@ -58,6 +58,9 @@ struct vm_spec {
 	int stop_at_first_line;	/* destroy the guest once it printed (a
 				 * trial boot): ends as VM_STOPPED */
 	const char *template_path;	/* NULL = VM_DEFAULT_TEMPLATE */
+	/* "run #3 boot 1": names the boot in the status line, which shows
+	 * the runner's last sample (progress_status()); NULL = none */
+	const char *label;
 };
 
 enum vm_exit_kind {
