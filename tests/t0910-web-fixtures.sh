@@ -1,0 +1,246 @@
+#!/bin/sh
+# t0910-web-fixtures: the pages of `mmci web` on a database written here,
+# no guest: two runs of one boot each (fsdax rebind 163 -> 270 ms in
+# icount mode, a console log with hostile text), a series with a hostile
+# subject and sender, a failed job. The pages are fetched with curl and
+# checked as HTML (tests/web-check.py); t0900 checks the same pages in
+# Chromium on real runs. Part of `make check`.
+. "$(dirname "$0")/lib.sh"
+MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
+
+command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
+command -v curl >/dev/null || skip_all "curl is not installed"
+PY=$(command -v python3) || skip_all "python3 checks the pages"
+CHECK="$PY $SRC/tests/web-check.py"
+VARIANT='align%3D2M%2Cmap%3Ddev'
+HOST=$(hostname)
+
+stop_web() {
+	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
+	return 0
+}
+test_atexit stop_web
+
+# page PATH FILE: the page at http://127.0.0.1:PORT/PATH, status 200
+page() {
+	c=$(curl -s -o "$2" -w '%{http_code}' \
+		"http://127.0.0.1:$(cat "$TRASH/port")$1") &&
+	{ [ "$c" = 200 ] || { echo "$1: HTTP $c"; return 1; }; }
+}
+
+# code PATH [CURL-OPTIONS]: the HTTP status of a request
+code() {
+	p=$1
+	shift
+	curl -s -o /dev/null -w '%{http_code}' "$@" \
+		"http://127.0.0.1:$(cat "$TRASH/port")$p"
+}
+
+test_expect 'a series with a hostile subject and sender' '
+	"$MMCI" init --no-tree &&
+	cat > hostile.mbox <<-\EOM &&
+	From mboxrd@z Thu Jan  1 00:00:00 1970
+	From: "Mallory <b>Bold</b>" <mallory@example.org>
+	Subject: [PATCH 0/1] <script>alert(1)</script> & "quotes"
+	Date: Mon, 01 Jan 2024 00:00:00 +0000
+	Message-Id: <cover-xss@example.org>
+
+	A cover letter.
+
+	From mboxrd@z Thu Jan  1 00:00:00 1970
+	From: "Mallory <b>Bold</b>" <mallory@example.org>
+	Subject: [PATCH 1/1] mm: <img src=x onerror=alert(2)> tweak
+	Date: Mon, 01 Jan 2024 00:00:01 +0000
+	Message-Id: <patch-xss@example.org>
+	In-Reply-To: <cover-xss@example.org>
+
+	Signed-off-by: Mallory <mallory@example.org>
+	---
+	 mm/x.c | 1 +
+	 1 file changed, 1 insertion(+)
+
+	diff --git a/mm/x.c b/mm/x.c
+	--- a/mm/x.c
+	+++ b/mm/x.c
+	@@ -1 +1,2 @@
+	 a
+	+b
+	--
+	2.39.2
+
+	EOM
+	"$MMCI" ingest hostile.mbox > out && cat out &&
+	[ "$(sql "SELECT title FROM series WHERE id = 1")" = \
+	  "<script>alert(1)</script> & \"quotes\"" ]
+'
+
+# two builds (base, base + the series), a run of one boot on each with
+# ten rebinds, as mmci run stores them; the console logs as the guest
+# writes them, one line with markup in it
+add_runs() {
+	for r in 1 2; do
+		printf "%s\r\n" "[    0.000000] Linux version 6.12.$r" \
+			"mmci-runner: fsdax rebind 1/10 of run $r" \
+			"mmci-runner: <script>alert(5)</script> from the guest" \
+			> "$TRASH/console-$r.log" || return 1
+	done
+	sqlite3 -bail "$MMCI_DB" <<-EOF
+	INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
+		series_id, upto, config_fragment, config_hash, compiler,
+		kernel_release, hz, status, started_at) VALUES
+		(1, 'k1', '/t', 'aaaa', 't1', NULL, 0,
+		 'kernel-patches/config/mmci.config', 'h', 'gcc 12.2.0',
+		 '6.12.1', 1000, 'ok', 0),
+		(2, 'k2', '/t', 'bbbb', 't2', 1, 1,
+		 'kernel-patches/config/mmci.config', 'h', 'gcc 12.2.0',
+		 '6.12.2', 1000, 'ok', 0);
+	INSERT INTO applies (series_id, base_ref, base_commit, upto,
+		head_commit, status, created_at) VALUES
+		(1, 'base', 'aaaa', 1, 'bbbb', 'ok', 0);
+	INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus,
+		ram_mib, nvdimm_mib, backing, qemu_version, libvirt_version,
+		host, initrd, status, started_at, ended_at) VALUES
+		(1, 'web-base', 1, '/k1', '6.12.1', '/m', 1000, 'fsdax',
+		 '{"iters":10}', 'tcg', 'icount', 1, 1280, 2048, 'tmpfs',
+		 '7.2.15', '9.0.0', '$HOST', '/i', 'ok', 1700000000, 1700000060),
+		(2, 'web-new', 2, '/k2', '6.12.2', '/m', 1000, 'fsdax',
+		 '{"iters":10}', 'tcg', 'icount', 1, 1280, 2048, 'tmpfs',
+		 '7.2.15', '9.0.0', '$HOST', '/i', 'ok', 1700000100, 1700000160);
+	INSERT INTO boots (id, run_id, idx, status, end_kind, console_log,
+		started_at, duration_s) VALUES
+		(1, 1, 0, 'ok', 'poweroff', '$TRASH/console-1.log', 1700000000, 60),
+		(2, 2, 0, 'ok', 'poweroff', '$TRASH/console-2.log', 1700000100, 60);
+	WITH RECURSIVE it(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM it
+				 WHERE i < 10)
+	INSERT INTO samples (run_id, boot_id, workload, variant, metric, unit,
+			     iteration, value)
+		SELECT 1, 1, 'fsdax', 'align=2M,map=dev', 'rebind_memmap', 'ms',
+		       i, 163 FROM it
+		UNION ALL
+		SELECT 2, 2, 'fsdax', 'align=2M,map=dev', 'rebind_memmap', 'ms',
+		       i, 270 FROM it
+		UNION ALL
+		SELECT 1, 1, 'fsdax', 'align=2M,map=dev', 'rebind_wall', 'ms',
+		       i, 170 + i % 2 FROM it
+		UNION ALL
+		SELECT 2, 2, 'fsdax', 'align=2M,map=dev', 'rebind_wall', 'ms',
+		       i, 171 - i % 2 FROM it;
+	INSERT INTO jobs (kind, status, created_at, error, series_id) VALUES
+		('series', 'failed', 0, '<script>alert(3)</script>', 1);
+	EOF
+}
+
+test_expect 'runs 1 (base) and 2 (the series): boots, samples, console logs' '
+	add_runs &&
+	"$MMCI" compare 1 2 > cmp && cat cmp &&
+	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .* worse$" cmp
+'
+
+test_expect 'mmci web starts on a free loopback port' '
+	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
+	  echo $! > web.pid; } &&
+	i=0 &&
+	until grep -q "listening on port" web.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || { cat web.err; exit 1; }
+		sleep 0.1
+	done &&
+	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
+	[ "$(cat port)" -gt 0 ]
+'
+
+test_expect 'pages answer 200, unknown ones 404, POST 405' '
+	for p in / /run/1 /run/2 /compare/1/2 /series/1 /style.css \
+		"/metric/fsdax/rebind_memmap?variant=$VARIANT"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || exit 1
+	done &&
+	for p in /nope /run/999 /run/01 /run/1x "/run/-1" /run/ /compare/1 \
+		/compare/1/999 /series/2 /metric/fsdax/nosuch \
+		"/metric/fsdax/rebind_memmap?variant=nosuch" /metric/a%2Fb/c \
+		"/%3Cscript%3Ealert(1)%3C/script%3E"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
+	done &&
+	[ "$(code / -X POST -d x=1)" = 405 ] &&
+	[ "$(code /run/1 -X DELETE)" = 405 ] &&
+	[ "$(code /run/1 -I)" = 200 ] &&
+	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
+		grep -qi "^content-type: text/css"
+'
+
+test_expect 'the index lists both runs, the series and the job, escaped' '
+	page / index.html &&
+	$CHECK index.html rows:runs:2 href:/run/1 href:/run/2 \
+		cell:runs:web-base cell:runs:web-new href:/series/1 \
+		rows:jobs:1 "cell:jobs:<script>alert(3)</script>" \
+		"href:/metric/fsdax/rebind_memmap?variant=$VARIANT" notag:script
+'
+
+test_expect 'a run page: provenance, metrics, boots, the console log escaped' '
+	page /run/2 run.html &&
+	$CHECK run.html "h1:run #2" "text:reproduce:mmci reproduce 2" \
+		id:provenance cell:provenance:web-new cell:provenance:6.12.2 \
+		minrows:metrics:2 rows:boots:1 href:/compare/1/2 \
+		"text:console-0:mmci-runner: fsdax rebind 1/10 of run 2" \
+		"text:console-0:mmci-runner: <script>alert(5)</script> from the guest" \
+		notag:script
+'
+
+test_expect 'the compare page: the table and the verdict' '
+	page /compare/1/2 cmp.html &&
+	$CHECK cmp.html "h1:run #1 vs run #2" minrows:comparison:2 \
+		id:verdict "text:verdict:verdict:" "text:comparison:worse"
+'
+
+test_expect 'the series page shows the hostile subject and sender as text' '
+	page /series/1 series.html &&
+	$CHECK series.html "h1:<script>alert(1)</script> & \"quotes\"" \
+		notag:script notag:b notag:img rows:patches:1 \
+		"cell:patches:mm: <img src=x onerror=alert(2)> tweak" \
+		"cell:series-info:Mallory <b>Bold</b> <mallory@example.org>" \
+		rows:series-runs:1 href:/compare/1/2 \
+		href:https://lore.kernel.org/r/patch-xss%40example.org
+'
+
+test_expect 'the metric page links both runs' '
+	page "/metric/fsdax/rebind_memmap?variant=$VARIANT" metric.html &&
+	$CHECK metric.html "h1:fsdax rebind_memmap align=2M,map=dev" \
+		href:/run/1 href:/run/2
+'
+
+# the plots come from gnuplot (make setup installs it): without it the
+# pages say so and these two cases are skipped, visibly
+if command -v gnuplot >/dev/null; then
+	test_expect 'plots: a point per boot on the compare page' '
+		$CHECK cmp.html tags:svg:1 id:plot "plot:1:base #1" "plot:1:new #2"
+	'
+	test_expect 'plots: a point per run on the metric page' '
+		$CHECK metric.html tags:svg:1 id:plot \
+			"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU"
+	'
+else
+	test_skip "gnuplot is not installed (make setup installs it)" \
+		"plots: a point per boot on the compare page"
+	test_skip "gnuplot is not installed (make setup installs it)" \
+		"plots: a point per run on the metric page"
+fi
+
+test_expect 'unknown pages get the 404 page, the path escaped' '
+	curl -s -o nope.html "http://127.0.0.1:$(cat port)/nope" &&
+	$CHECK nope.html "h1:404" "text:error:no page" &&
+	curl -s -o xss.html \
+		"http://127.0.0.1:$(cat port)/%3Cscript%3Ealert(4)%3C/script%3E" &&
+	$CHECK xss.html "h1:404" "text:error:<script>alert(4)</script>" \
+		notag:script
+'
+
+test_expect 'SIGTERM stops mmci web cleanly' '
+	pid=$(cat web.pid) && kill -TERM "$pid" &&
+	i=0 &&
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
+	done &&
+	: > web.pid &&
+	grep -q "stopping" web.err
+'
+
+test_done
