@@ -4,17 +4,17 @@
 # loopback, fetches the threads of new series and keeps those touching mm;
 # versions of a series are linked (subject+author, changelog link, in both
 # orders); mm-commits notices are linked to the stored patch they name.
+# The threads are our own (tests/fixtures/mbox) or made here with git.
 . "$(dirname "$0")/lib.sh"
-MMCI=${MMCI_BIN:-$MMCI}
 
 . "$SRC/tests/lib-http.sh"
-[ -d "$FIXTURES" ] || skip_all "no fixtures at $FIXTURES (set MMCI_FIXTURES)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 
-LEDS="$FIXTURES/linux-mailinglist-archives+linux-leds.vger.kernel.org.0"
-NOTICE="$FIXTURES/linux-mailinglist-archives+stable.vger.kernel.org.1/mm-commits-mm-new-added-samples-damon-mtier.eml"
-HID='20210221112005.102116-1-hdegoede@redhat.com'
-PRIV='20250910-leds-v5-0-bb90a0f897d5@vinarskis.com'
+OWN="$SRC/tests/fixtures/mbox"
+NOTICE="$OWN/mm-commits-added-vmap-contig-runs.eml"
+# two series that touch no mm path: drivers/leds/ and drivers/hid/
+LEDS='cover.1776676262.git.ines.carvalho@example.pt'
+HIDP='20260422120312.8812-1-tomas.ferrante@example.it'
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
 export MMCI_FETCH_ATTEMPTS=2 MMCI_FETCH_TIMEOUT=20
 unset MMCI_DISCOVER_FEED MMCI_DISCOVER_PATHS
@@ -85,47 +85,47 @@ test_expect 'a small mm series made with git format-patch (v1, v2, v3)' '
 	grep -q "^v2: https://lore.kernel.org/linux-mm/$V2/" mm-v3.mbox &&
 	[ "$V1" != "$V2" ] && [ "$V2" != "$V3" ] &&
 	serve mm-v2.mbox linux-mm "$V2" &&
-	serve "$LEDS/hid-lenovo-mute-led-v3-0-7.mboxrd" linux-mm "$HID" &&
-	serve "$LEDS/leds-privacy-led-devicetree-v5-0-4.mboxrd" linux-mm "$PRIV"
+	serve "$OWN/leds-exa3310-V3-folded-ids.mbox" linux-mm "$LEDS" &&
+	serve "$OWN/hid-exampad-single-patch-flowed.mboxrd" linux-mm "$HIDP"
 '
 V1=$(cat "$TRASH/v1.id" 2>/dev/null)
 V2=$(cat "$TRASH/v2.id" 2>/dev/null)
 V3=$(cat "$TRASH/v3.id" 2>/dev/null)
 
-test_expect 'the feed: an mm series, HID and leds series, a reply, a patch 2/2, a non-patch' '
+test_expect 'the feed: an mm series, leds and HID series, a reply, a patch 2/2, a non-patch' '
 	mkdir -p "$WWW/linux-mm" &&
 	{
 		feed_start
 		entry "Re: [PATCH v2 1/2] mm/vmalloc: add b" "reply-1@example.org" "R Eviewer" "r@example.org"
 		entry "[PATCH v2 2/2] mm/vmalloc: add c" "two-of-two@example.org" "Dev Eloper" "dev@example.org"
 		entry "[PATCH v2 0/2] mm/vmalloc: Tidy up the vmap path" "$V2" "Dev Eloper" "dev@example.org"
-		entry "[PATCH v3 0/7] HID: lenovo: Mute LED handling fixes & improvements" "$HID" "Hans de Goede" "hdegoede@redhat.com"
-		entry "[PATCH v5 0/4] leds: privacy-led support for devicetree" "$PRIV" "Aleksandrs Vinarskis" "alex@vinarskis.com"
+		entry "[PATCH V3 0/3] leds: exa3310: blink & brightness fixes" "$LEDS" "Ines Carvalho" "ines.carvalho@example.pt"
+		entry "[PATCH -next] HID: exampad: report the battery capacity in percent" "$HIDP" "Tomas Ferrante" "tomas.ferrante@example.it"
 		entry "[ANNOUNCE] mm: a meeting" "announce@example.org" "Some One" "s@example.org"
 		echo "</feed>"
 	} > "$WWW/linux-mm/new.atom" &&
 	{ ! command -v xmllint >/dev/null || xmllint --noout "$WWW/linux-mm/new.atom"; }
 '
 
-test_expect 'first poll: the mm series kept with a job, HID and leds skipped' '
+test_expect 'first poll: the mm series kept with a job, leds and HID skipped' '
 	rc=0 && { "$MMCI" ingest discover --feed "$FEED" > out 2> err || rc=$?; } &&
 	cat out err && [ $rc = 0 ] &&
 	grep -q "^feed $FEED: 6 entries$" out &&
 	grep -q "kept: series #1, job #1 (1 mm path(s): mm/vmalloc.c)" out &&
 	grep -q "skipped: no mm path" out &&
 	grep -q "discovered: 1 kept, 2 skipped, 0 error(s), 0 seen before; ignored: 1 reply, 1 later patch(es), 1 not patches" out &&
-	[ "$(sql "SELECT decision FROM discovered WHERE message_id = \"$PRIV\"")" = "skipped: no mm path" ] &&
+	[ "$(sql "SELECT decision FROM discovered WHERE message_id = \"$HIDP\"")" = "skipped: no mm path" ] &&
 	[ "$(sql "SELECT decision || \"|\" || series_id || \"|\" || job_id FROM discovered WHERE message_id = \"$V2\"")" = "kept|1|1" ] &&
-	[ "$(sql "SELECT decision || \"|\" || ifnull(series_id, \"-\") FROM discovered WHERE message_id = \"$HID\"")" = "skipped: no mm path|-" ] &&
-	[ "$(sql "SELECT title || \"|\" || author || \"|\" || updated || \"|\" || (entry_id LIKE \"urn:uuid:%\") FROM discovered WHERE message_id = \"$HID\"")" = \
-	  "[PATCH v3 0/7] HID: lenovo: Mute LED handling fixes & improvements|Hans de Goede <hdegoede@redhat.com>|2026-11-30T09:00:00Z|1" ] &&
+	[ "$(sql "SELECT decision || \"|\" || ifnull(series_id, \"-\") FROM discovered WHERE message_id = \"$LEDS\"")" = "skipped: no mm path|-" ] &&
+	[ "$(sql "SELECT title || \"|\" || author || \"|\" || updated || \"|\" || (entry_id LIKE \"urn:uuid:%\") FROM discovered WHERE message_id = \"$LEDS\"")" = \
+	  "[PATCH V3 0/3] leds: exa3310: blink & brightness fixes|Ines Carvalho <ines.carvalho@example.pt>|2026-11-30T09:00:00Z|1" ] &&
 	[ "$(sql "SELECT count(*) FROM discovered")" = 3 ] &&
 	[ "$(sql "SELECT kind || \" \" || series_id || \" \" || status FROM jobs")" = "series 1 queued" ] &&
 	[ "$(sql "SELECT count(*) FROM series")" = 1 ] &&
 	[ "$(sql "SELECT version || \" \" || nr_found FROM series")" = "2 2" ] &&
 	[ "$(requests "/linux-mm/$V2/t.mbox.gz")" = 1 ] &&
-	[ "$(requests "/linux-mm/$HID/t.mbox.gz")" = 1 ] &&
-	[ "$(requests "/linux-mm/$PRIV/t.mbox.gz")" = 1 ] &&
+	[ "$(requests "/linux-mm/$LEDS/t.mbox.gz")" = 1 ] &&
+	[ "$(requests "/linux-mm/$HIDP/t.mbox.gz")" = 1 ] &&
 	[ "$(requests "/linux-mm/reply-1@example.org/t.mbox.gz")" = 0 ] &&
 	[ "$(requests "/linux-mm/two-of-two@example.org/t.mbox.gz")" = 0 ]
 '
@@ -138,7 +138,7 @@ test_expect 'second poll: conditional request, 304, no thread fetched again' '
 	grep -q "not modified (HTTP 304)" out &&
 	grep -q "discovered: 0 kept, 0 skipped, 0 error(s), 3 seen before" out &&
 	[ "$(requests "/linux-mm/$V2/t.mbox.gz")" = 1 ] &&
-	[ "$(requests "/linux-mm/$HID/t.mbox.gz")" = 1 ] &&
+	[ "$(requests "/linux-mm/$LEDS/t.mbox.gz")" = 1 ] &&
 	[ "$(sql "SELECT count(*) FROM jobs")" = 1 ]
 '
 
@@ -184,15 +184,16 @@ test_expect 'patch 1/2 of a kept series: no fetch, no second job; a foreign link
 test_expect 'the leds series is kept with --filter drivers/leds/ (HID with MMCI_DISCOVER_PATHS)' '
 	{ MMCI_DB="$TRASH/filter.db" "$MMCI" ingest discover --feed "$FEED" \
 		--filter "drivers/leds/" > out 2>&1 || :; } && cat out &&
-	grep -q "kept: series #2, job #2 (1 mm path(s): drivers/leds/led-class.c)" out &&
-	[ "$(sqlite3 "$TRASH/filter.db" "SELECT decision FROM discovered WHERE message_id = \"$PRIV\"")" = kept ] &&
-	[ "$(sqlite3 "$TRASH/filter.db" "SELECT decision FROM discovered WHERE message_id = \"$HID\"")" = "skipped: no mm path" ] &&
+	grep -q "kept: series #2, job #2 (1 mm path(s): drivers/leds/leds-exa3310.c)" out &&
+	[ "$(sqlite3 "$TRASH/filter.db" "SELECT decision FROM discovered WHERE message_id = \"$LEDS\"")" = kept ] &&
+	[ "$(sqlite3 "$TRASH/filter.db" "SELECT decision FROM discovered WHERE message_id = \"$HIDP\"")" = "skipped: no mm path" ] &&
 	[ "$(sqlite3 "$TRASH/filter.db" "SELECT group_concat(series_id) FROM jobs")" = "1,2" ] &&
-	[ "$(requests "/linux-mm/$PRIV/t.mbox.gz")" = 1 ] &&
+	[ "$(requests "/linux-mm/$LEDS/t.mbox.gz")" = 1 ] &&
 	{ MMCI_DISCOVER_PATHS="^drivers/hid/ nothing" MMCI_DB="$TRASH/env.db" \
 		"$MMCI" ingest discover --feed "$FEED" > out 2>&1 || :; } && cat out &&
-	[ "$(sqlite3 "$TRASH/env.db" "SELECT decision FROM discovered WHERE message_id = \"$HID\"")" = kept ] &&
-	[ "$(sqlite3 "$TRASH/env.db" "SELECT decision FROM discovered WHERE message_id = \"$PRIV\"")" = "skipped: no mm path" ] &&
+	grep -q "kept: series #2, job #2 (1 mm path(s): drivers/hid/hid-exampad.c)" out &&
+	[ "$(sqlite3 "$TRASH/env.db" "SELECT decision FROM discovered WHERE message_id = \"$HIDP\"")" = kept ] &&
+	[ "$(sqlite3 "$TRASH/env.db" "SELECT decision FROM discovered WHERE message_id = \"$LEDS\"")" = "skipped: no mm path" ] &&
 	set +e; "$MMCI" ingest discover --feed "$FEED" --filter "(" 2> err; rc=$?; set -e &&
 	cat err && [ $rc = 129 ] && grep -q "invalid path regex" err
 '
@@ -244,37 +245,28 @@ test_expect 'versions: v2 ingested after v3 (other db): v3 links to it by change
 	[ "$(sqlite3 "$TRASH/rev.db" "SELECT previous_id || \" \" || previous_how FROM series WHERE id = 1")" = "2 changelog link" ]
 '
 
-# a one-patch series whose message id is the notice's Link:
-make_damon_series() {
-	cat <<-EOF
-	From: SJ Park <sj@kernel.org>
-	Subject: [PATCH 5/5] samples/damon/mtier: handle damon_stop() failure
-	Date: Sun, 28 Jun 2026 14:54:43 -0700
-	Message-ID: <20260628215447.96166-5-sj@kernel.org>
-
-	Fix it.
-
-	Signed-off-by: SJ Park <sj@kernel.org>
-	---
-	diff --git a/samples/damon/mtier.c b/samples/damon/mtier.c
-	--- a/samples/damon/mtier.c
-	+++ b/samples/damon/mtier.c
-	@@ -1 +1,2 @@
-	 a
-	+b
-	EOF
-}
+test_expect 'versions: our v2 links to v1 by its change log, titles differ (both orders)' '
+	MMCI_DB="$TRASH/ours.db" "$MMCI" ingest "$OWN/vmalloc-huge-vmap-v1.mbox" > out && cat out &&
+	MMCI_DB="$TRASH/ours.db" "$MMCI" ingest "$OWN/vmalloc-huge-vmap-v2.mboxrd" > out && cat out &&
+	grep -q "previous version: series #1 (v1), linked by changelog link" out &&
+	[ "$(sqlite3 "$TRASH/ours.db" "SELECT message_id FROM series_links WHERE series_id = 2")" = \
+	  20260330151502.7712-1-kenji.hara@example.com ] &&
+	MMCI_DB="$TRASH/ours-rev.db" "$MMCI" ingest "$OWN/vmalloc-huge-vmap-v2.mboxrd" > out && cat out &&
+	! grep -q "previous version" out &&
+	MMCI_DB="$TRASH/ours-rev.db" "$MMCI" ingest "$OWN/vmalloc-huge-vmap-v1.mbox" > out && cat out &&
+	grep -q "next version: series #1 (v2) now links here, by changelog link" out &&
+	[ "$(sqlite3 "$TRASH/ours-rev.db" "SELECT previous_id || \" \" || previous_how FROM series WHERE id = 1")" = "2 changelog link" ]
+'
 
 test_expect 'notice after its series: linked to the patch by message id' '
-	make_damon_series > damon.mbox &&
-	"$MMCI" ingest damon.mbox > out && cat out &&
-	sid=$(sql "SELECT series_id FROM patches WHERE message_id = \"20260628215447.96166-5-sj@kernel.org\"") &&
-	pid=$(sql "SELECT id FROM patches WHERE message_id = \"20260628215447.96166-5-sj@kernel.org\"") &&
+	"$MMCI" ingest "$OWN/vmalloc-huge-vmap-v2.mboxrd" > out && cat out &&
+	sid=$(sql "SELECT series_id FROM patches WHERE message_id = \"20260414093012.51234-3-kenji.hara@example.com\"") &&
+	pid=$(sql "SELECT id FROM patches WHERE message_id = \"20260414093012.51234-3-kenji.hara@example.com\"") &&
 	"$MMCI" ingest "$NOTICE" > out && cat out &&
-	grep -q "mm-commits notice: .samples-damon-mtier-handle-damon_stop-failure.patch. added to mm-new" out &&
-	grep -q "linked: notice #1 -> patch #$pid (5/5 of series #$sid) by message-id" out &&
+	grep -q "mm-commits notice: .mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch. added to mm-new" out &&
+	grep -q "linked: notice #1 -> patch #$pid (2/3 of series #$sid) by message-id" out &&
 	[ "$(sql "SELECT action || \"|\" || branch || \"|\" || filename || \"|\" || title || \"|\" || author || \"|\" || patch_id || \"|\" || series_id || \"|\" || link_how FROM notices")" = \
-	  "added|mm-new|samples-damon-mtier-handle-damon_stop-failure.patch|samples/damon/mtier: handle damon_stop() failure|SJ Park <sj@kernel.org>|$pid|$sid|message-id" ] &&
+	  "added|mm-new|mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch|mm/vmalloc: find physically contiguous runs in vmap()|Kenji Hara <kenji.hara@example.com>|$pid|$sid|message-id" ] &&
 	[ "$(sql "SELECT signed_off_by FROM notices" | grep -c "<")" = 2 ] &&
 	"$MMCI" ingest "$NOTICE" > out && cat out &&
 	grep -q "notice already stored" out && [ "$(sql "SELECT count(*) FROM notices")" = 1 ]
@@ -283,9 +275,9 @@ test_expect 'notice after its series: linked to the patch by message id' '
 test_expect 'notice before its series: the series links it when it arrives' '
 	MMCI_DB="$TRASH/n.db" "$MMCI" ingest "$NOTICE" > out && cat out &&
 	grep -q "not linked: notice #1" out &&
-	MMCI_DB="$TRASH/n.db" "$MMCI" ingest damon.mbox > out && cat out &&
+	MMCI_DB="$TRASH/n.db" "$MMCI" ingest "$OWN/vmalloc-huge-vmap-v2.mboxrd" > out && cat out &&
 	grep -q "mm-commits notices now linked: 1" out &&
-	[ "$(sqlite3 "$TRASH/n.db" "SELECT patch_id || \" \" || series_id || \" \" || link_how FROM notices")" = "1 1 message-id" ]
+	[ "$(sqlite3 "$TRASH/n.db" "SELECT patch_id || \" \" || series_id || \" \" || link_how FROM notices")" = "2 1 message-id" ]
 '
 
 test_expect 'removed and merged notices (hand-made): linked by subject' '
@@ -293,28 +285,28 @@ test_expect 'removed and merged notices (hand-made): linked by subject' '
 		 "[merged mm-stable] |removed from -mm tree|it was merged into the mm-stable branch"; do
 		pre=${v%%|*}; rest=${v#*|}; what=${rest%%|*}; why=${rest#*|}
 		cat > n.eml <<-EOF
-		From: Andrew Morton <akpm@linux-foundation.org>
-		Subject: ${pre}samples-damon-mtier-handle-damon_stop-failure.patch $what
+		From: Hugo Brandt <hugo.brandt@example.org>
+		Subject: ${pre}mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch $what
 		Message-Id: <$(echo "$pre" | md5sum | cut -c1-8)@smtp.kernel.org>
 		Date: Mon, 29 Jun 2026 04:49:21 +0000
 
 		The quilt patch titled
-		     Subject: samples/damon/mtier: handle damon_stop() failure
+		     Subject: mm/vmalloc: find physically contiguous runs in vmap()
 		has been removed from the -mm tree.  Its filename was
-		     samples-damon-mtier-handle-damon_stop-failure.patch
+		     mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch
 
 		This patch was dropped because $why
 
 		------------------------------------------------------
-		From: SJ Park <sj@kernel.org>
-		Subject: samples/damon/mtier: handle damon_stop() failure
+		From: Kenji Hara <kenji.hara@example.com>
+		Subject: mm/vmalloc: find physically contiguous runs in vmap()
 
-		Signed-off-by: SJ Park <sj@kernel.org>
+		Signed-off-by: Kenji Hara <kenji.hara@example.com>
 		---
 		EOF
 		"$MMCI" ingest n.eml > out || exit 1
 		cat out
-		grep -q "linked: notice #[0-9]* -> patch #[0-9]* (5/5 of series #[0-9]*) by subject" out || exit 1
+		grep -q "linked: notice #[0-9]* -> patch #[0-9]* (2/3 of series #[0-9]*) by subject" out || exit 1
 	done &&
 	[ "$(sql "SELECT group_concat(action || \":\" || ifnull(branch, \"-\"), \" \") FROM notices")" = "added:mm-new removed:- merged:mm-stable" ] &&
 	[ "$(sql "SELECT reason FROM notices WHERE action = \"removed\"")" = "an updated version will be issued" ]
