@@ -11,12 +11,12 @@
 #                              with the byte that picks fuzz-header's
 #                              decoder, and a few hand-written ones
 #
-# The fixtures come from $MMCI_FIXTURES (default ../shared/fixtures/mbox);
-# they are only read. Without them the corpus starts from the few
-# hand-written seeds and the dictionary.
+# The fixtures are our own mails, tests/fixtures/mbox, and the real ones
+# of $MMCI_FIXTURES (default ../shared/fixtures/mbox) when they are there;
+# they are only read.
 set -eu
 
-fixtures=${MMCI_FIXTURES:-../shared/fixtures/mbox}
+shared=${MMCI_FIXTURES:-../shared/fixtures/mbox}
 corpus=tests/fuzz/corpus
 
 say() { echo "seed-corpus: $*"; }
@@ -37,44 +37,51 @@ printf '\003Re: [RFC PATCH net-next v2 3/7] mm: x' > "$corpus/header/seed-subjec
 printf '\004ISO-2022-JP\n\033$B5HF#\033(B' > "$corpus/header/seed-charset"
 printf '\005text\n--- a/x\n+++ b/x\n' > "$corpus/header/seed-patch"
 
-if [ ! -d "$fixtures" ]; then
-	say "no fixtures at '$fixtures' (set MMCI_FIXTURES): hand-written seeds only" >&2
-	exit 0
-fi
+# seed_from DIR PREFIX: the seeds of every mail file under DIR
+seed_from() {
+	fixtures=$1
+	n=0
+	for f in $(cd "$fixtures" && find . -type f \( -name '*.mbox' -o \
+			-name '*.mboxrd' -o -name '*.eml' \) | sort); do
+		name=$2$(echo "${f#./}" | tr '/+' '__')
+		# whole threads seed series assembly; the two biggest (158 and
+		# 174 KB) would drag every mutation of theirs down to ~400
+		# execs/s
+		if [ "$(wc -c < "$fixtures/$f")" -le 65536 ]; then
+			cp "$fixtures/$f" "$corpus/mbox/seed-$name"
+		fi
+		# each mail alone, "From " line included
+		awk -v out="$corpus/mbox/seed-$name-mail" '
+			/^From .*[0-9]:[0-9][0-9].*[0-9][0-9][0-9][0-9]/ {
+				if (file) close(file)
+				file = sprintf("%s%03d", out, ++k)
+			}
+			file { print > file }
+		' "$fixtures/$f"
+		# header values, one seed per field and decoder
+		awk -v out="$corpus/header/seed-$name-" '
+			function seed(byte, text) {
+				file = sprintf("%s%04d", out, ++k)
+				printf "%c%s", byte, text > file
+				close(file)
+			}
+			/^$/ { body = 1 }
+			/^From .*[0-9]:[0-9][0-9]/ { body = 0; next }
+			body { next }
+			sub(/^[Ss]ubject: */, "") { seed(0, $0); seed(3, $0); next }
+			sub(/^(From|To|Cc): */, "") { seed(1, $0); next }
+			sub(/^Date: */, "") { seed(2, $0); next }
+		' "$fixtures/$f"
+		n=$((n + 1))
+	done
+	say "seeded from $n fixtures in '$fixtures'"
+}
 
-n=0
-for f in $(cd "$fixtures" && find . -type f \( -name '*.mbox' -o \
-		-name '*.mboxrd' -o -name '*.eml' \) | sort); do
-	name=$(echo "${f#./}" | tr '/+' '__')
-	# whole threads seed series assembly; the two biggest (158 and 174
-	# KB) would drag every mutation of theirs down to ~400 execs/s
-	if [ "$(wc -c < "$fixtures/$f")" -le 65536 ]; then
-		cp "$fixtures/$f" "$corpus/mbox/seed-$name"
-	fi
-	# each mail alone, "From " line included
-	awk -v out="$corpus/mbox/seed-$name-mail" '
-		/^From .*[0-9]:[0-9][0-9].*[0-9][0-9][0-9][0-9]/ {
-			if (file) close(file)
-			file = sprintf("%s%03d", out, ++k)
-		}
-		file { print > file }
-	' "$fixtures/$f"
-	# header values, one seed per field and decoder
-	awk -v out="$corpus/header/seed-$name-" '
-		function seed(byte, text) {
-			file = sprintf("%s%04d", out, ++k)
-			printf "%c%s", byte, text > file
-			close(file)
-		}
-		/^$/ { body = 1 }
-		/^From .*[0-9]:[0-9][0-9]/ { body = 0; next }
-		body { next }
-		sub(/^[Ss]ubject: */, "") { seed(0, $0); seed(3, $0); next }
-		sub(/^(From|To|Cc): */, "") { seed(1, $0); next }
-		sub(/^Date: */, "") { seed(2, $0); next }
-	' "$fixtures/$f"
-	n=$((n + 1))
-done
-say "seeded from $n fixtures in '$fixtures'; the corpus holds" \
-	"$(ls "$corpus/mbox" | wc -l) mbox and" \
+seed_from tests/fixtures/mbox ours_
+if [ -d "$shared" ]; then
+	seed_from "$shared" ""
+else
+	say "no real mails at '$shared' (set MMCI_FIXTURES): our own only" >&2
+fi
+say "the corpus holds $(ls "$corpus/mbox" | wc -l) mbox and" \
 	"$(ls "$corpus/header" | wc -l) header inputs"
