@@ -20,7 +20,7 @@
  * warning, never passed through.
  *
  * Every message is written to the outbox first (smtp.h); sending is opt-in.
- * What happened to it is a row of the mails table (REPORT_MAILS_SQL).
+ * What happened to it is a row of the mails table (schema/0006-jobs.sql).
  */
 #ifndef MMCI_REPORT_H
 #define MMCI_REPORT_H
