@@ -27,10 +27,10 @@
  *	MDC = (t_{1-alpha/2, 2k-2} + t_{power, 2k-2}) * sqrt(2 / k) * CV
  *
  *    k is the number of boots per side `mmci test-series` uses by default
- *    (cmd-test-series.c: 2 with icount, 5 with the wall clock), so MDC is
+ *    (measure.h: MEASURE_BOOTS_ICOUNT 2, MEASURE_BOOTS_WALL 6), so MDC is
  *    what a default comparison is worth; --mdc-boots sets k. For k = 2 the
- *    factor is (4.303 + 1.061) * 1 = 5.36 * CV, for k = 5 it is
- *    (2.306 + 0.889) * 0.632 = 2.02 * CV. The normal-theory formula with t
+ *    factor is (4.303 + 1.061) * 1 = 5.36 * CV, for k = 6 it is
+ *    (2.228 + 0.879) * 0.577 = 1.79 * CV. The normal-theory formula with t
  *    quantiles slightly understates the exact (noncentral t) value at such
  *    small df; it ranks settings correctly, which is its job here. MDC is
  *    never below one clock tick relative to the median (resolution /
@@ -46,7 +46,7 @@
  * again into two groups of k and compared with compare_samples() as `mmci
  * compare` would, giving per k and threshold the false-alarm rate of the
  * kernel against itself and the detection rate of an injected 5 % and
- * 10 % slowdown. k needs P >= 2k: 12 boots for the wall clock's k = 5.
+ * 10 % slowdown. k needs P >= 2k: 12 boots for the wall clock's k = 6.
  */
 #include <getopt.h>
 #include <math.h>
@@ -98,7 +98,7 @@ static const char bench_usage[] =
 	"  --from-runs LIST   no boot: the table of these runs, one per setting\n"
 	"                     (--run-ids is the same)\n"
 	"  --mdc-boots K      boots per side for the MDC (test-series' default:\n"
-	"                     icount 2, wall 5)\n"
+	"                     icount 2, wall 6)\n"
 	"  --calibrate        also the A/A calibration: false alarms and the\n"
 	"                     detection of a 5 % and 10 % slowdown per\n"
 	"                     threshold (default when booting; needs 2k boots)\n"
