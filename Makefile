@@ -123,7 +123,9 @@ LONG_TESTS = $(wildcard tests/long/t[0-9]*.sh)
 SANITIZE_ENV = $(if $(SANITIZE),LSAN_OPTIONS='suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0' \
 	UBSAN_OPTIONS=print_stacktrace=1)
 
-check: all $(UNIT_TESTS)
+# check builds in parallel (one job a CPU) unless make was given -j
+check:
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all $(UNIT_TESTS)
 	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
 		prove $(PROVE_OPTS) $(UNIT_TESTS) $(CHECK_TESTS)
 
