@@ -363,6 +363,10 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	if (spec->icount && vcpus > 1)
 		log_warnx("domain '%s': icount with %u vCPUs hung in SMP bring-up with QEMU 7.2",
 			  spec->name, vcpus);
+	if (spec->pin && (vcpus > 2 || ncpu < (long)vcpus))
+		return error("domain '%s': pinning takes 1 or 2 vCPUs and as "
+			     "many host CPUs (%u vCPUs, %ld CPUs)", spec->name,
+			     vcpus, ncpu);
 
 	kernel = absolute_path(spec->kernel);
 	initrd = spec->initrd ? absolute_path(spec->initrd) : NULL;
@@ -380,11 +384,6 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	xsnprintf(vmem_s, sizeof(vmem_s), "%llu", spec->virtio_mem_max_mib);
 	xsnprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
 	/* vCPU i on host CPU ncpu - vcpus + i: the last ones, away from 0 */
-	if (spec->pin && (vcpus > 2 || ncpu < (long)vcpus)) {
-		error("domain '%s': pinning takes 1 or 2 vCPUs and as many host "
-		      "CPUs (%u vCPUs, %ld CPUs)", spec->name, vcpus, ncpu);
-		return -1;
-	}
 	xsnprintf(pin0, sizeof(pin0), "%ld", ncpu - (long)vcpus);
 	xsnprintf(pin1, sizeof(pin1), "%ld", ncpu - (long)vcpus + 1);
 
