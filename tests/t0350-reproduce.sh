@@ -8,10 +8,10 @@
 # Four 2 GiB boots under TCG, about a minute.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
-
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
 export MMCI_ACCEL=tcg
+
 need_libvirt
 [ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
 say "kernel $CLOUD_KERNEL"

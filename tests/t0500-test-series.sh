@@ -7,10 +7,10 @@
 # patch 1 alone (a comment) must show no significant change.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
-
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
 export MMCI_ACCEL=tcg
+
 export MMCI_DATA="$SRC/var"
 export MMCI_TREE="$SRC/var/linux"
 SERIES="$SRC/kernel-patches/examples/memmap-slow.mbox"

@@ -8,10 +8,10 @@
 # bisect. The kernels are cache hits or no-op rebuilds after t0500.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
-
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
 export MMCI_ACCEL=tcg
+
 export MMCI_DATA="$SRC/var"
 export MMCI_TREE="$SRC/var/linux"
 need_libvirt

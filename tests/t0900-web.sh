@@ -7,10 +7,10 @@
 # keeps serving.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
-
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
 export MMCI_ACCEL=tcg
+
 need_libvirt
 [ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
