@@ -48,7 +48,9 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 DAEMON_PID= SMTPD_PID=
 cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null
-	pkill -f -- "--base-path=$TRASH/srv" 2>/dev/null
+	# the git daemon of the nightly cases (--detach writes its pid)
+	[ -s "$TRASH/git-daemon.pid" ] &&
+		kill "$(cat "$TRASH/git-daemon.pid")" 2>/dev/null
 	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
 	stop_nginx
 }
