@@ -7,6 +7,7 @@
 # before must keep serving its pages, and an mmci started afterwards must
 # fail the same way. Once space is freed, the same commands work. The
 # series are our own mails (tests/fixtures/mbox).
+# mmci-test-needs: root
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
@@ -19,7 +20,7 @@ cleanup() {
 	cd / && umount "$SMALL" 2>/dev/null
 	return 0
 }
-trap cleanup EXIT
+test_atexit cleanup
 export MMCI_DB="$SMALL/mmci.db" MMCI_DATA="$SMALL/var"
 unset MMCI_CONFIG MMCI_SOURCES
 EXAMPLE="$SRC/kernel-patches/examples/memmap-slow.mbox"
