@@ -43,9 +43,42 @@ int db_run(struct db *db, const char *sql, const char *types, ...);
 sqlite3_stmt *db_query(struct db *db, const char *sql, const char *types,
 		       ...);
 
-/* the single integer a query returns, or `def` when it returns no row */
+/*
+ * db_step - sqlite3_step() that tells the end of the rows from an error.
+ * Return: DB_ROW (a row is there), DB_DONE (no more rows), or -1 after
+ * error() (the query failed: busy, I/O, a runtime error in the SQL).
+ *
+ *	while ((rc = db_step(db, st)) == DB_ROW)
+ *		...;
+ *	sqlite3_finalize(st);
+ *	if (rc < 0)
+ *		return -1;
+ */
+#define DB_DONE 0
+#define DB_ROW 1
+int db_step(struct db *db, sqlite3_stmt *st);
+
+/*
+ * db_int - the single integer a query returns, or @def when it returns no
+ * row or NULL. A failed query says so with error() and also gives @def:
+ * for callers for whom a failure and "none" lead to the same thing. A
+ * caller that must tell them apart uses db_int_checked().
+ */
 long long db_int(struct db *db, long long def, const char *sql,
 		 const char *types, ...);
+
+/*
+ * db_int_checked - like db_int(), with the failure seen by the caller.
+ * @out: the integer, when there is one; untouched otherwise
+ * Return: 1 (a row with a value), 0 (no row, or NULL), or -1 after
+ * error().
+ */
+int db_int_checked(struct db *db, long long *out, const char *sql,
+		   const char *types, ...);
+
+/* rows the last INSERT, UPDATE or DELETE changed: a conditional write
+ * (UPDATE ... WHERE status = 'queued') says with it whether it won */
+int db_changes(struct db *db);
 
 long long db_last_id(struct db *db);
 int db_begin(struct db *db);
