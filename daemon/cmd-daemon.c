@@ -302,15 +302,17 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 	char *dir = data_path(&d->cfg, "jobs");
 	size_t i;
 
+	/* claim it before the child does, so no other slot takes it */
+	if (job_claim(&d->db, id) != 1) {
+		free(dir);
+		return;
+	}
 	s->argv = job_argv(d, id);
 	if (!s->argv) {
 		job_end(&d->db, id, 0, last_error(), NULL);
 		free(dir);
 		return;
 	}
-	/* claim it before the child does, so no other slot takes it */
-	db_run(&d->db, "UPDATE jobs SET status = 'running', started_at = ? "
-	       "WHERE id = ?", "di", (double)time(NULL), id);
 	free(s->log);
 	s->log = xstrfmt("%s/%lld.log", dir, id);
 	free(dir);
@@ -516,16 +518,18 @@ static void report_finished(struct daemon *d)
 
 	if (!st)
 		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* after a failed read, the jobs read are reported; the rest next turn */
+	while (db_step(&d->db, st) == DB_ROW) {
 		ALLOC_GROW(ids, nr + 1, alloc);
 		ids[nr++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
 	for (i = 0; i < nr; i++) {
+		/* marked first, and only once: its mail never goes twice */
+		if (job_mark_reported(&d->db, ids[i]) != 1)
+			continue;
 		/* a mail that could not be sent is kept for a retry */
 		daemon_report_job(&d->db, &d->cfg, ids[i]);
-		db_run(&d->db, "UPDATE jobs SET reported_at = ? WHERE id = ?",
-		       "di", (double)time(NULL), ids[i]);
 	}
 	free(ids);
 }

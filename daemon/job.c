@@ -11,26 +11,73 @@
 #include "job.h"
 #include "util.h"
 
-char *job_owner(void)
+/* "host:pid" of @pid on this host; caller frees */
+static char *owner_of(pid_t pid)
 {
 	char host[256] = "";
 
 	gethostname(host, sizeof(host) - 1);
-	return xstrfmt("%s:%ld", host, (long)getpid());
+	return xstrfmt("%s:%ld", host, (long)pid);
+}
+
+char *job_owner(void)
+{
+	return owner_of(getpid());
+}
+
+int job_claim(struct db *db, long long id)
+{
+	char *me = job_owner();
+	int rc;
+
+	rc = db_run(db, "UPDATE jobs SET status = 'running', owner = ?, "
+		    "started_at = ? WHERE id = ? AND status = 'queued'", "tdi",
+		    me, (double)time(NULL), id);
+	free(me);
+	if (rc < 0)
+		return -1;
+	return db_changes(db) == 1;
+}
+
+/* why queued job @id could not be taken over: who has it */
+static long long not_queued(struct db *db, long long id)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT status, coalesce(owner, "
+				    "'nobody') FROM jobs WHERE id = ?", "i",
+				    id);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW)
+		error("job #%lld is not queued: it is %s (owner %s)", id,
+		      db_col_text(st, 0), db_col_text(st, 1));
+	else if (rc == DB_DONE)
+		error("no job #%lld", id);
+	sqlite3_finalize(st);
+	return -1;
 }
 
 long long job_start(struct db *db, long long id, const char *kind,
 		    long long series_id, const char *ref, const char *params)
 {
-	char *me = job_owner();
+	char *me = job_owner(), *parent = owner_of(getppid());
 	double now = (double)time(NULL);
 	int rc;
 
+	/*
+	 * Queued job @id is taken only if it is still queued, or claimed
+	 * for us by the daemon that started this process (job_claim(), the
+	 * daemon as owner): one conditional write, so two processes given
+	 * the same --job never both run it.
+	 */
 	if (id)
 		rc = db_run(db, "UPDATE jobs SET status = 'running', owner = ?, "
 			    "started_at = ?, ended_at = NULL, error = NULL, "
-			    "attempts = attempts + 1 WHERE id = ?", "tdi", me,
-			    now, id);
+			    "attempts = attempts + 1 WHERE id = ? AND (status = "
+			    "'queued' OR (status = 'running' AND owner = ?))",
+			    "tdit", me, now, id, parent);
 	else
 		rc = db_run(db, "INSERT INTO jobs (kind, series_id, series_ref, "
 			    "params, status, owner, created_at, started_at, "
@@ -38,9 +85,20 @@ long long job_start(struct db *db, long long id, const char *kind,
 			    "1)", "tItttdd", kind, series_id, ref, params, me,
 			    now, now);
 	free(me);
+	free(parent);
 	if (rc < 0)
 		return -1;
+	if (id && db_changes(db) != 1)
+		return not_queued(db, id);
 	return id ? id : db_last_id(db);
+}
+
+int job_mark_reported(struct db *db, long long id)
+{
+	if (db_run(db, "UPDATE jobs SET reported_at = ? WHERE id = ? AND "
+		   "reported_at IS NULL", "di", (double)time(NULL), id) < 0)
+		return -1;
+	return db_changes(db) == 1;
 }
 
 int job_end(struct db *db, long long id, int ok, const char *error,
@@ -71,7 +129,9 @@ static int owner_alive(const char *owner)
 	return !kill((pid_t)pid, 0) || errno == EPERM;
 }
 
-static int recover_one(struct db *db, long long id, long long attempts)
+/* job @id, still 'running' for @owner, gone: 1 done, 0 not (it moved on) */
+static int recover_one(struct db *db, long long id, const char *owner,
+		       long long attempts)
 {
 	char *why = xstrfmt("interrupted: the process running job #%lld "
 			    "ended before it (attempt %lld)", id, attempts);
@@ -80,17 +140,26 @@ static int recover_one(struct db *db, long long id, long long attempts)
 
 	if (db_begin(db) < 0)
 		goto out;
+	/* only as it was read: not a job another process took meanwhile */
+	if (db_run(db, "UPDATE jobs SET status = ?, error = ?, owner = NULL, "
+		   "ended_at = ? WHERE id = ? AND status = 'running' AND "
+		   "owner IS ?", "ttIit", requeue ? "queued" : "failed", why,
+		   requeue ? 0LL : (long long)now, id, owner) < 0) {
+		db_rollback(db);
+		goto out;
+	}
+	if (db_changes(db) != 1) {
+		db_rollback(db);
+		ret = 0;
+		goto out;
+	}
 	if (db_run(db, "UPDATE boots SET status = 'failed', end_kind = "
 		   "'interrupted', error = ? WHERE status = 'running' AND "
 		   "run_id IN (SELECT id FROM runs WHERE job_id = ?)", "ti",
 		   why, id) < 0 ||
 	    db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
 		   "ended_at = ? WHERE status = 'running' AND job_id = ?",
-		   "tdi", why, now, id) < 0 ||
-	    db_run(db, "UPDATE jobs SET status = ?, error = ?, owner = NULL, "
-		   "ended_at = ? WHERE id = ?", "ttIi",
-		   requeue ? "queued" : "failed", why,
-		   requeue ? 0LL : (long long)now, id) < 0) {
+		   "tdi", why, now, id) < 0) {
 		db_rollback(db);
 		goto out;
 	}
@@ -98,7 +167,7 @@ static int recover_one(struct db *db, long long id, long long attempts)
 		goto out;
 	log_info("job #%lld %s: %s", id, requeue ? "queued again" : "failed",
 		 why);
-	ret = 0;
+	ret = 1;
 out:
 	free(why);
 	return ret;
@@ -109,24 +178,35 @@ int job_recover(struct db *db)
 	sqlite3_stmt *st = db_query(db, "SELECT id, owner, attempts FROM jobs "
 				    "WHERE status = 'running' ORDER BY id", "");
 	long long *ids = NULL, *att = NULL;
-	size_t nr = 0, alloc = 0, alloc2 = 0, i;
-	int n = 0;
+	char **owners = NULL;
+	size_t nr = 0, alloc = 0, alloc2 = 0, alloc3 = 0, i;
+	int n = 0, rc;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		if (owner_alive((const char *)sqlite3_column_text(st, 1)))
 			continue;
 		ALLOC_GROW(ids, nr + 1, alloc);
 		ALLOC_GROW(att, nr + 1, alloc2);
+		ALLOC_GROW(owners, nr + 1, alloc3);
 		ids[nr] = sqlite3_column_int64(st, 0);
+		owners[nr] = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL :
+			     xstrdup(db_col_text(st, 1));
 		att[nr++] = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
-	for (i = 0; i < nr; i++)
-		if (recover_one(db, ids[i], att[i]) == 0)
-			n++;
+	/* the jobs read before a failed read are recovered all the same */
+	for (i = 0; i < nr; i++) {
+		int r = recover_one(db, ids[i], owners[i], att[i]);
+
+		if (r < 0)
+			rc = -1;
+		n += r > 0;
+		free(owners[i]);
+	}
 	free(ids);
 	free(att);
-	return n;
+	free(owners);
+	return rc < 0 ? -1 : n;
 }

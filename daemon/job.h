@@ -11,13 +11,34 @@ struct db;
 
 /*
  * job_start() - a new 'running' job owned by this process (owner
- * "host:pid"), or take over queued job @id when @id != 0.
+ * "host:pid"), or take over job @id when @id != 0: only while it is
+ * queued, or claimed for this process by its parent (job_claim() in the
+ * daemon that started it). A job another process runs or ran is refused
+ * with an error naming its status and owner.
  * @kind: 'series', 'bisect', 'nightly'
  * @params: JSON text of the options, may be NULL
  * Return: the job's id, or -1 after error().
  */
 long long job_start(struct db *db, long long id, const char *kind,
 		    long long series_id, const char *ref, const char *params);
+
+/*
+ * job_claim() - the daemon takes queued job @id for the child it is about
+ * to start: 'running', owned by the daemon ("host:pid") until the child's
+ * job_start() writes its own. One conditional write: of two claims of one
+ * job, exactly one wins.
+ * Return: 1 claimed, 0 not queued any more (taken, ended, gone), or -1
+ * after error().
+ */
+int job_claim(struct db *db, long long id);
+
+/*
+ * job_mark_reported() - set reported_at of finished job @id, once: the
+ * caller mails the report only when this returns 1, so a job's mail never
+ * goes twice (a lost write or a second reporter).
+ * Return: 1 marked now, 0 reported before, or -1 after error().
+ */
+int job_mark_reported(struct db *db, long long id);
 
 /* status 'done' or 'failed' with @error (NULL when done), @result JSON */
 int job_end(struct db *db, long long id, int ok, const char *error,
