@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "fsutil.h"
 #include "ingest.h"
 #include "tree.h"
 #include "util.h"
@@ -90,6 +91,8 @@ int cmd_build(int argc, char **argv)
 		fputs(build_usage, stderr);
 		return 129;
 	}
+	if (series && check_input_file(series, "an mbox file") < 0)
+		return 1;
 	setup_command(&cfg, &db);
 	if (resolve_target(&db, &cfg, &repo, argv[optind], series, &upto, &ls,
 			   &target) < 0)
@@ -141,6 +144,8 @@ int cmd_apply(int argc, char **argv)
 		fputs(apply_usage, stderr);
 		return 129;
 	}
+	if (check_input_file(argv[optind], "an mbox file") < 0)
+		return 1;
 	setup_command(&cfg, &db);
 	if (resolve_target(&db, &cfg, &repo, base, argv[optind], &upto, &ls,
 			   &target) < 0)

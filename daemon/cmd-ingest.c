@@ -334,10 +334,8 @@ static int ingest_file(int argc, char **argv)
 		fputs(ingest_usage, stderr);
 		return 129;
 	}
-	if (!file_exists(argv[1])) {
-		error_errno("cannot read '%s'", argv[1]);
+	if (check_input_file(argv[1], "an mbox file") < 0)
 		return 1;
-	}
 	abs = real_path(argv[1]);
 	setup_command(&cfg, &db);
 	src.source = argv[1];

@@ -19,6 +19,7 @@
 #include "compare.h"
 #include "config.h"
 #include "db.h"
+#include "fsutil.h"
 #include "ingest.h"
 #include "job.h"
 #include "measure.h"
@@ -158,6 +159,8 @@ int cmd_test_series(int argc, char **argv)
 		return 129;
 	}
 	measure_args_finish(&ma);
+	if (!series_id && check_input_file(argv[optind], "an mbox file") < 0)
+		return 1;
 	setup_command(&cfg, &db);
 	job = want_job;
 	if (tree_open(cfg.tree_dir, &repo) < 0 ||

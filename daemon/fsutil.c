@@ -49,6 +49,32 @@ int file_exists(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+int check_input_file(const char *path, const char *what)
+{
+	struct stat st;
+	const char *kind;
+
+	/* stat, not open: opening a FIFO would wait for a writer */
+	if (stat(path, &st) < 0)
+		return error_errno("cannot read '%s'", path);
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return error("'%s' is a directory, not %s", path, what);
+	if (S_ISFIFO(st.st_mode))
+		kind = "a FIFO";
+	else if (S_ISSOCK(st.st_mode))
+		kind = "a socket";
+	else if (S_ISCHR(st.st_mode))
+		kind = "a character device";
+	else if (S_ISBLK(st.st_mode))
+		kind = "a block device";
+	else
+		kind = "of an unknown type";
+	return error("'%s' is %s, not a regular file (%s expected)", path,
+		     kind, what);
+}
+
 int dir_exists(const char *path)
 {
 	struct stat st;

@@ -12,6 +12,16 @@ struct strbuf;
 int mkdir_p(const char *path, unsigned int mode);
 int file_exists(const char *path);
 int dir_exists(const char *path);
+/*
+ * check_input_file() - can @path be read as a whole file, as @what?
+ * @what: what the command wants there, for the message ("an mbox file")
+ *
+ * A path that names a directory, a FIFO or a device says so ("'x' is a
+ * directory, not an mbox file"), instead of failing later at read() or
+ * blocking in open() (a FIFO).
+ * Return: 0 for a regular file, -1 after error().
+ */
+int check_input_file(const char *path, const char *what);
 /* write len bytes atomically (temp file + rename) */
 int write_file(const char *path, const void *buf, size_t len);
 int copy_file(const char *src, const char *dst);

@@ -78,6 +78,16 @@ test_expect 'a file that is not a series is refused' '
 	[ $rc = 1 ] && grep -q "is not a patch series" err
 '
 
+test_expect 'a directory or a FIFO is refused, saying which, without waiting' '
+	mkdir adir && mkfifo afifo &&
+	set +e; timeout 20 "$MMCI" apply adir --base base 2> err; rc=$?; set -e &&
+	cat err && [ $rc = 1 ] &&
+	grep -qx "error: .adir. is a directory, not an mbox file" err &&
+	set +e; timeout 20 "$MMCI" apply afifo --base base 2> err; rc=$?; set -e &&
+	cat err && [ $rc = 1 ] &&
+	grep -qx "error: .afifo. is a FIFO, not a regular file (an mbox file expected)" err
+'
+
 test_expect 'a series with a missing patch is refused, naming it' '
 	cat patches/0000-*.patch patches/0001-*.patch patches/0003-*.patch \
 		> holes.mbox &&

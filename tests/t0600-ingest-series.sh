@@ -341,6 +341,21 @@ test_expect 'mmci ingest of a file that is not mail: an error, nothing stored' '
 	[ "$(sql "SELECT count(*) FROM threads")" = "$before" ]
 '
 
+test_expect 'mmci ingest of a directory, a FIFO, a missing file: says which' '
+	before=$(sql "SELECT count(*) FROM threads") &&
+	mkdir adir && mkfifo afifo &&
+	set +e; timeout 20 "$MMCI" ingest adir 2> err; rc=$?; set -e &&
+	cat err && [ $rc = 1 ] && [ "$(wc -l < err)" = 1 ] &&
+	grep -qx "error: .adir. is a directory, not an mbox file" err &&
+	set +e; timeout 20 "$MMCI" ingest afifo 2> err; rc=$?; set -e &&
+	cat err && [ $rc = 1 ] && [ "$(wc -l < err)" = 1 ] &&
+	grep -qx "error: .afifo. is a FIFO, not a regular file (an mbox file expected)" err &&
+	set +e; timeout 20 "$MMCI" ingest nosuch.mbox 2> err; rc=$?; set -e &&
+	cat err && [ $rc = 1 ] && [ "$(wc -l < err)" = 1 ] &&
+	grep -qx "error: cannot read .nosuch.mbox.: No such file or directory" err &&
+	[ "$(sql "SELECT count(*) FROM threads")" = "$before" ]
+'
+
 # ------------------------------------------------ the real mails, if there
 
 test_expect_shared 'real mails: serve them as public-inbox threads' '
