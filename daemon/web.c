@@ -64,13 +64,21 @@ struct page {
 
 /* ---- escaping and formatting ---------------------------------------- */
 
-/* the only way a string from the database or the URL reaches a page */
-static void html_esc(struct strbuf *sb, const char *s)
+/*
+ * The only way a string from the database or the URL reaches a page:
+ * @len bytes of @s, which may hold NUL bytes (a console log written by a
+ * guest whose kernel came from an untrusted patch). A NUL is shown as
+ * U+2400 SYMBOL FOR NULL, so what follows it stays on the page.
+ */
+static void html_esc_mem(struct strbuf *sb, const char *s, size_t len)
 {
-	for (; *s; s++) {
+	const char *end = s + len;
+
+	for (; s < end; s++) {
 		unsigned char c = *s;
 
 		switch (c) {
+		case '\0': strbuf_addstr(sb, "\xe2\x90\x80"); break; /* U+2400 */
 		case '&': strbuf_addstr(sb, "&amp;"); break;
 		case '<': strbuf_addstr(sb, "&lt;"); break;
 		case '>': strbuf_addstr(sb, "&gt;"); break;
@@ -86,6 +94,11 @@ static void html_esc(struct strbuf *sb, const char *s)
 				strbuf_addch(sb, c);
 		}
 	}
+}
+
+static void html_esc(struct strbuf *sb, const char *s)
+{
+	html_esc_mem(sb, s, strlen(s));
 }
 
 static void h(struct page *pg, const char *s)
@@ -732,13 +745,14 @@ static void add_console_tail(struct strbuf *sb, const char *path,
 		strbuf_setlen(&buf, WEB_CONSOLE_TAIL);
 	start = buf.buf;
 	if (off) {	/* start at a whole line */
-		const char *nl = strchr(start, '\n');
+		const char *nl = memchr(start, '\n', buf.len);
 
 		if (nl)
 			start = nl + 1;
 	}
 	strbuf_addf(sb, "<pre id=\"console-%d\">", idx);
-	html_esc(sb, start);
+	/* the guest writes the log: it may hold NUL bytes */
+	html_esc_mem(sb, start, buf.buf + buf.len - start);
 	strbuf_addstr(sb, "</pre></details>\n");
 	strbuf_release(&buf);
 }

@@ -1,10 +1,10 @@
 #!/bin/sh
 # t0910-web-fixtures: the pages of `mmci web` on a database written here,
 # no guest: two runs of one boot each (fsdax rebind 163 -> 270 ms in
-# icount mode, a console log with hostile text), a series with a hostile
-# subject and sender, a failed job. The pages are fetched with curl and
-# checked as HTML (tests/web-check.py); t0900 checks the same pages in
-# Chromium on real runs. Part of `make check`.
+# icount mode, console logs with hostile text and a NUL byte), a series
+# with a hostile subject and sender, a failed job. The pages are fetched
+# with curl and checked as HTML (tests/web-check.py); t0900 checks the
+# same pages in Chromium on real runs. Part of `make check`.
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 
@@ -76,13 +76,16 @@ test_expect 'a series with a hostile subject and sender' '
 
 # two builds (base, base + the series), a run of one boot on each with
 # ten rebinds, as mmci run stores them; the console logs as the guest
-# writes them, one line with markup in it
+# writes them, one line with markup in it, and in run 2 a NUL byte before
+# the lines the page must still show
 add_runs() {
 	for r in 1 2; do
-		printf "%s\r\n" "[    0.000000] Linux version 6.12.$r" \
-			"mmci-runner: fsdax rebind 1/10 of run $r" \
-			"mmci-runner: <script>alert(5)</script> from the guest" \
-			> "$TRASH/console-$r.log" || return 1
+		{ printf "%s\r\n" "[    0.000000] Linux version 6.12.$r" &&
+		  { [ $r = 1 ] ||
+		    printf "mmci-runner: a NUL\000in the middle\r\n"; } &&
+		  printf "%s\r\n" "mmci-runner: fsdax rebind 1/10 of run $r" \
+			"mmci-runner: <script>alert(5)</script> from the guest"
+		} > "$TRASH/console-$r.log" || return 1
 	done
 	sqlite3 -bail "$MMCI_DB" <<-EOF
 	INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
@@ -183,6 +186,15 @@ test_expect 'a run page: provenance, metrics, boots, the console log escaped' '
 		"text:console-0:mmci-runner: fsdax rebind 1/10 of run 2" \
 		"text:console-0:mmci-runner: <script>alert(5)</script> from the guest" \
 		notag:script
+'
+
+test_expect 'a NUL byte in a console log is shown, and all that follows it' '
+	page /run/2 run.html &&
+	$CHECK run.html \
+		"text:console-0:mmci-runner: a NUL$(printf "\342\220\200")in the middle" \
+		"text:console-0:mmci-runner: fsdax rebind 1/10 of run 2" \
+		"text:console-0:mmci-runner: <script>alert(5)</script> from the guest" &&
+	[ "$(tr -cd "\000" < "$TRASH/console-2.log" | wc -c)" = 1 ]
 '
 
 test_expect 'the compare page: the table and the verdict' '
