@@ -110,8 +110,38 @@ static size_t utf8_seq_len(const unsigned char *s, size_t len)
 
 enum utf8_mode {
 	UTF8_TEXT,	/* NUL becomes U+FFFD, other controls are kept */
-	UTF8_HEADER,	/* blanks become ' ', other controls U+FFFD */
+	UTF8_HEADER,	/* blanks become ' ', other controls and the
+			 * bidirectional controls U+FFFD */
 };
+
+/*
+ * Is the valid @n-byte sequence at @s a bidirectional formatting
+ * character (Unicode UAX #9): an embedding or override U+202A-202E, an
+ * isolate U+2066-2069, or a mark U+200E, U+200F, U+061C? In a subject or
+ * a name they reorder what a reader sees of the text around them
+ * ("Trojan Source", CVE-2021-42574), on the pages, in mails and in a
+ * terminal alike.
+ *
+ * They are replaced here, in the header mode of utf8_append(), because
+ * every decoded header passes through it (Subject, the names of From,
+ * To and Cc, the in-body From: and Subject: of a patch), so a series
+ * title, a patch subject or a sender is clean wherever it is stored and
+ * shown later: web pages, report mails, the CLI, exports, the commits
+ * apply.c makes. Rendering code need not remember it, and the mail as
+ * sent stays in the thread's mbox (threads.cache_path). Bodies are text
+ * (UTF8_TEXT) and are left alone: a diff is applied as written.
+ */
+static int is_bidi_control(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;		/* U+061C */
+	if (n != 3 || s[0] != 0xe2)
+		return 0;
+	if (s[1] == 0x80)
+		return s[2] == 0x8e || s[2] == 0x8f ||	/* U+200E-200F */
+		       (s[2] >= 0xaa && s[2] <= 0xae);	/* U+202A-202E */
+	return s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9; /* U+2066-2069 */
+}
 
 /*
  * Append @len bytes to @out as valid UTF-8: every byte that does not start
@@ -129,6 +159,13 @@ static size_t utf8_append(struct strbuf *out, const char *in, size_t len,
 
 		if (c >= 0x80) {
 			n = utf8_seq_len(s + i, len - i);
+			if (n && mode == UTF8_HEADER &&
+			    is_bidi_control(s + i, n)) {
+				strbuf_addstr(out, replacement_char);
+				bad++;
+				i += n;
+				continue;
+			}
 			if (n) {
 				strbuf_add(out, s + i, n);
 				i += n;

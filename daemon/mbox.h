@@ -10,7 +10,10 @@
  *
  * Every string a struct mail hands out is valid, NUL-terminated UTF-8:
  * RFC 2047 encoded-words, transfer encodings and charsets are decoded, and
- * bytes that are not UTF-8 become U+FFFD.
+ * bytes that are not UTF-8 become U+FFFD. In decoded header fields
+ * (subject, names, To, Cc) control characters and the bidirectional
+ * controls U+202A-202E, U+2066-2069, U+200E, U+200F and U+061C become
+ * U+FFFD too, so no subject can reorder the text it is shown in.
  *
  * The limits below bound what a hostile mbox can cost; input beyond them
  * is dropped and noted in mail->problem.
@@ -125,8 +128,8 @@ const char *mail_header(const struct mail *mail, const char *name);
  * @raw: an unfolded header value (B and Q encodings, any charset iconv
  *       knows; blanks between two encoded-words are dropped)
  *
- * Return: a new string, caller frees. Bytes that are not UTF-8 and
- * control characters become U+FFFD.
+ * Return: a new string, caller frees. Bytes that are not UTF-8,
+ * control characters and bidirectional controls become U+FFFD.
  */
 char *mail_decode_header(const char *raw);
 

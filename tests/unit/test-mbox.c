@@ -1197,6 +1197,65 @@ static void test_synthetic(void)
 	mails_free(m, nr);
 }
 
+/*
+ * Bidirectional controls in headers become U+FFFD (mbox.c,
+ * is_bidi_control()): raw, in encoded-words, in names; their neighbours
+ * in the code charts stay; a body keeps them.
+ */
+#define FFFD "\xef\xbf\xbd"
+static void test_bidi_headers(void)
+{
+	static const struct {
+		const char *in, *out, *what;
+	} cases[] = {
+		{ "a\xe2\x80\xaa" "b\xe2\x80\xab" "c\xe2\x80\xac" "d",
+		  "a" FFFD "b" FFFD "c" FFFD "d", "U+202A-202C" },
+		{ "mm: fix \xe2\x80\xad" "x\xe2\x80\xae" "cod.exe",
+		  "mm: fix " FFFD "x" FFFD "cod.exe", "U+202D, U+202E" },
+		{ "\xe2\x81\xa6" "a\xe2\x81\xa9\xe2\x81\xa7" "b\xe2\x81\xa8",
+		  FFFD "a" FFFD FFFD "b" FFFD, "U+2066-2069" },
+		{ "l\xe2\x80\x8er\xe2\x80\x8f" "a\xd8\x9c" "z",
+		  "l" FFFD "r" FFFD "a" FFFD "z", "U+200E, U+200F, U+061C" },
+		{ "=?UTF-8?B?eOKBp3nigak=?=", "x" FFFD "y" FFFD,
+		  "U+2067, U+2069 in a B encoded-word" },
+		{ "=?utf-8?q?mm:_=E2=80=AEtxt?=", "mm: " FFFD "txt",
+		  "U+202E in a Q encoded-word" },
+		/* neighbours: U+200D, 2010, 2029, 202F, 2065, 206A, 061B */
+		{ "\xe2\x80\x8d\xe2\x80\x90\xe2\x80\xa9\xe2\x80\xaf"
+		  "\xe2\x81\xa5\xe2\x81\xaa\xd8\x9b",
+		  "\xe2\x80\x8d\xe2\x80\x90\xe2\x80\xa9\xe2\x80\xaf"
+		  "\xe2\x81\xa5\xe2\x81\xaa\xd8\x9b", "their neighbours kept" },
+	};
+	static const char mail[] =
+		"From: =?UTF-8?Q?Mallory_=E2=80=8F?= <m@x.org>\n"
+		"To: \"Bob \xe2\x80\xae\" <b@x.org>\n"
+		"Subject: [PATCH] mm: \xe2\x80\xae" "fix\xe2\x80\xac\n"
+		"\n"
+		"body \xe2\x80\xae" "kept\n";
+	struct mail *m;
+	size_t nr, i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *got = mail_decode_header(cases[i].in);
+
+		is_str(got, cases[i].out, cases[i].what);
+		free(got);
+	}
+	ok(!mbox_parse(mail, strlen(mail), &m, &nr) && nr == 1,
+	   "a mail with bidi controls parses");
+	if (nr != 1)
+		return;
+	is_str(m[0].subject, "[PATCH] mm: " FFFD "fix" FFFD,
+	       "bidi controls of the subject replaced");
+	is_str(m[0].from_name, "Mallory " FFFD,
+	       "bidi control of the sender's name replaced");
+	ok(!strstr(m[0].to, "\xe2\x80\xae") && strstr(m[0].to, FFFD),
+	   "bidi control of To replaced");
+	is_str(m[0].body.buf, "body \xe2\x80\xae" "kept\n",
+	       "the body keeps its bidi control");
+	mails_free(m, nr);
+}
+
 int main(void)
 {
 	static const struct shared_case shared[] = {
@@ -1216,6 +1275,7 @@ int main(void)
 	};
 
 	test_decode_header();
+	test_bidi_headers();
 	test_addresses();
 	test_dates();
 	test_charsets();
