@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +64,8 @@ static const char daemon_usage[] =
 	"                            job, MMCI_LIBVIRT_URI or qemu:///system)\n"
 	"  MMCI_WEB_LISTEN=127.0.0.1:8080, MMCI_MAIL_SEND=0, MMCI_SMTP_URL,\n"
 	"  MMCI_MAIL_FROM, MMCI_WEB_URL   (see mmci report --help)\n"
+	"A bad value (MMCI_POLL_S=3OO) stops the daemon from starting, with\n"
+	"exit status 78; on SIGHUP a file with one is not used at all.\n"
 	"\n"
 	"  --once       poll once, run every queued job, report, exit\n"
 	"  --listen A   serve the pages on A (MMCI_WEB_LISTEN)\n"
@@ -145,19 +148,22 @@ static int lock_database(const char *db_path)
 	return fd;		/* held until exit */
 }
 
-static void reload_settings(void)
+/* the settings file: 0, or -1 when it is bad and nothing of it was used */
+static int reload_settings(void)
 {
 	const char *path = getenv("MMCI_CONFIG");
 	int n;
 
 	if (!path || !*path)
-		return;
+		return 0;
 	n = config_read_env_file(path);
-	if (n >= 0)
-		log_info("settings: %d from '%s'", n, path);
-	else
+	if (n < 0) {
 		log_warnx("settings file '%s' not used: %s", path,
 			  last_error());
+		return -1;
+	}
+	log_info("settings: %d from '%s'", n, path);
+	return 0;
 }
 
 static void split_words(const char *s, struct strbuf *tmp,
@@ -248,7 +254,7 @@ static const char **job_argv(struct daemon *d, long long id)
 		argv_push(&argv, &nr, &alloc, xstrfmt("--series=%lld", series));
 		argv_push(&argv, &nr, &alloc, xstrfmt("--base=%s", base));
 		free(base);
-		if (atoi(setting("MMCI_PER_PATCH", "1")))
+		if (config_number("MMCI_PER_PATCH"))
 			argv_push(&argv, &nr, &alloc, xstrdup("--per-patch"));
 	} else if (!strcmp(kind, "nightly")) {
 		argv_push(&argv, &nr, &alloc, xstrdup("nightly"));
@@ -419,7 +425,7 @@ static int daemon_report_job(struct db *db, const struct mmci_config *cfg,
 	const char *first_bad = NULL;
 	json_t *res = NULL;
 	long long series = 0;
-	int ret = 0, send = atoi(setting("MMCI_MAIL_SEND", "0"));
+	int ret = 0, send = config_number("MMCI_MAIL_SEND");
 
 	if (!st)
 		return -1;
@@ -498,7 +504,7 @@ static void retry_mails(struct daemon *d)
 	struct smtp_settings smtp;
 	int sent, failed;
 
-	if (!atoi(setting("MMCI_MAIL_SEND", "0")))
+	if (!config_number("MMCI_MAIL_SEND"))
 		return;
 	smtp_settings_init(&smtp);
 	if (!smtp.url || !db_int(&d->db, 0, "SELECT count(*) FROM mails "
@@ -653,8 +659,8 @@ int cmd_daemon(int argc, char **argv)
 	struct daemon d = { 0 };
 	struct web_server *web = NULL;
 	struct sigaction sa;
-	const char *listen_addr = NULL;
-	int c, no_web = 0, lock_fd, n;
+	const char *listen_addr = NULL, *listen_from = "--listen";
+	int c, no_web = 0, lock_fd, n, ret = 0;
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -674,7 +680,16 @@ int cmd_daemon(int argc, char **argv)
 		fputs(daemon_usage, stderr);
 		return 129;
 	}
-	reload_settings();
+	/*
+	 * A bad value refuses to start (a typo in MMCI_POLL_S polled every
+	 * second); EX_CONFIG, which mmci.service does not restart on. On
+	 * SIGHUP a bad file is not used and the settings stay as they were.
+	 */
+	if (reload_settings() < 0 || config_check() < 0) {
+		error("mmci daemon does not start with a bad setting (see "
+		      "mmci daemon --help and systemd/mmci.conf.example)");
+		return EX_CONFIG;
+	}
 	setup_command(&d.cfg, &d.db);
 	lock_fd = lock_database(d.cfg.db_path);
 	if (lock_fd < 0)
@@ -694,12 +709,15 @@ int cmd_daemon(int argc, char **argv)
 		log_info("destroyed %d domain(s) of dead processes", n);
 	d.next_recover = now_s() + RECOVER_S;
 	make_slots(&d);
-	if (!listen_addr)
+	if (!listen_addr) {
 		listen_addr = setting("MMCI_WEB_LISTEN", WEB_DEFAULT_LISTEN);
+		listen_from = "MMCI_WEB_LISTEN";
+	}
 	if (!no_web && *listen_addr && strcmp(listen_addr, "off")) {
 		if (web_start(&d.cfg, listen_addr, &web) < 0) {
-			error("the web pages cannot be served on %s",
-			      listen_addr);
+			error("the web pages cannot be served on %s (%s)",
+			      listen_addr, listen_from);
+			ret = 1;
 			goto out;
 		}
 		printf("mmci daemon: pid %ld, web pages on port %d\n",
@@ -719,8 +737,7 @@ int cmd_daemon(int argc, char **argv)
 		if (now >= d.next_poll) {
 			poll_sources(&d);
 			retry_mails(&d);
-			d.next_poll = now_s() +
-				atoi(setting("MMCI_POLL_S", "300"));
+			d.next_poll = now_s() + config_number("MMCI_POLL_S");
 		}
 		reap_jobs(&d);
 		report_finished(&d);
@@ -749,5 +766,5 @@ out:
 	db_close(&d.db);
 	config_release(&d.cfg);
 	close(lock_fd);
-	return 0;
+	return ret;
 }

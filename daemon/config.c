@@ -2,6 +2,8 @@
 /*
  * config.c - paths from the environment with the embedded defaults.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <unistd.h>
@@ -113,18 +115,189 @@ char *project_path(const struct mmci_config *cfg, const char *sub)
 	return xstrfmt("%s/%s", cfg->project_dir, sub);
 }
 
-int config_read_env_file(const char *path)
+/* ---- the settings that are numbers or words --------------------------- */
+
+enum setting_kind {
+	SETTING_NUMBER,	/* a whole number in min..max */
+	SETTING_SIZE,	/* "256M", "1G" (parse_size()), bytes in min..max */
+	SETTING_WORDS,	/* comma or blank separated words of @words */
+	SETTING_WORD,	/* one word of @words, or empty */
+};
+
+struct setting_def {
+	const char *name;
+	enum setting_kind kind;
+	long long def, min, max;
+	const char *const *words;	/* NULL-terminated */
+};
+
+static const char *const source_words[] = { "discover", "tree", NULL };
+static const char *const accel_words[] = { "kvm", "tcg", NULL };
+
+/*
+ * Every setting whose value is a number or one of a few words, with its
+ * default and range: one table, so that `mmci daemon` refuses to start
+ * on a bad value (config_check()) and the module that reads a setting
+ * reads the same thing (config_number()). The meanings are in
+ * systemd/mmci.conf.example. MMCI_KVM_DEADLINE_S is read by accel.c
+ * itself (accel_deadline_s(), 1..600); it is here so that the daemon
+ * checks it at start and not at its first job.
+ */
+static const struct setting_def settings[] = {
+	{ "MMCI_POLL_S", SETTING_NUMBER, 300, 1, 7 * 86400, NULL },
+	{ "MMCI_PER_PATCH", SETTING_NUMBER, 1, 0, 1, NULL },
+	{ "MMCI_MAIL_SEND", SETTING_NUMBER, 0, 0, 1, NULL },
+	{ "MMCI_SMTP_TLS", SETTING_NUMBER, 0, 0, 1, NULL },
+	{ "MMCI_SMTP_TIMEOUT", SETTING_NUMBER, 60, 1, 3600, NULL },
+	{ "MMCI_FETCH_ATTEMPTS", SETTING_NUMBER, 4, 1, 100, NULL },
+	{ "MMCI_FETCH_BACKOFF_MS", SETTING_NUMBER, 1000, 0, 3600000, NULL },
+	{ "MMCI_FETCH_MAX_BACKOFF_MS", SETTING_NUMBER, 60000, 0, 3600000,
+	  NULL },
+	{ "MMCI_FETCH_INTERVAL_MS", SETTING_NUMBER, 1000, 0, 3600000, NULL },
+	{ "MMCI_FETCH_TIMEOUT", SETTING_NUMBER, 120, 1, 86400, NULL },
+	{ "MMCI_FETCH_MAX_SIZE", SETTING_SIZE, 256ll << 20, 1, 1ll << 40,
+	  NULL },
+	{ "MMCI_KVM_DEADLINE_S", SETTING_NUMBER, 10, 1, 600, NULL },
+	{ "MMCI_VERBOSE", SETTING_NUMBER, 1, 0, 2, NULL },
+	{ "MMCI_SOURCES", SETTING_WORDS, 0, 0, 0, source_words },
+	{ "MMCI_ACCEL", SETTING_WORD, 0, 0, 0, accel_words },
+};
+
+static const struct setting_def *setting_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(settings); i++)
+		if (!strcmp(settings[i].name, name))
+			return &settings[i];
+	return NULL;
+}
+
+static int is_word(const struct setting_def *d, const char *w, size_t len)
+{
+	const char *const *p;
+
+	for (p = d->words; *p; p++)
+		if (strlen(*p) == len && !strncmp(*p, w, len))
+			return 1;
+	return 0;
+}
+
+static void add_words(struct strbuf *sb, const struct setting_def *d)
+{
+	const char *const *p;
+
+	for (p = d->words; *p; p++)
+		strbuf_addf(sb, "%s'%s'", p == d->words ? "" :
+			    p[1] ? ", " : " or ", *p);
+}
+
+/*
+ * @v of setting @d: 0 and the value in *out, or -1 after error() naming
+ * the setting and the value, after @where ("" or "FILE:LINE: ")
+ */
+static int setting_parse(const struct setting_def *d, const char *v,
+			 const char *where, long long *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *line, *next;
-	int n = 0, lineno = 0, ret = -1;
+	unsigned long long bytes;
+	const char *p;
+	char *end;
+	long long n;
+
+	*out = d->def;
+	if (!*v)
+		return 0;
+	switch (d->kind) {
+	case SETTING_NUMBER:
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		/* digits only: no sign, no blanks, no "0x" */
+		if (isdigit((unsigned char)*v) && !*end && !errno &&
+		    n >= d->min && n <= d->max) {
+			*out = n;
+			return 0;
+		}
+		if (d->min == 0 && d->max == 1)
+			return error("%s%s='%s' is not 0 or 1", where, d->name,
+				     v);
+		return error("%s%s='%s' is not a whole number in %lld..%lld",
+			     where, d->name, v, d->min, d->max);
+	case SETTING_SIZE:
+		if (parse_size(v, &bytes) < 0 ||
+		    bytes < (unsigned long long)d->min ||
+		    bytes > (unsigned long long)d->max)
+			return error("%s%s='%s' is not a size (4096, 512K, "
+				     "256M, 1G) up to %lldG", where, d->name, v,
+				     d->max >> 30);
+		*out = (long long)bytes;
+		return 0;
+	case SETTING_WORD:
+		if (is_word(d, v, strlen(v)))
+			return 0;
+		break;
+	case SETTING_WORDS:
+		for (p = v; *p; p += strcspn(p, ", \t")) {
+			p += strspn(p, ", \t");
+			if (*p && !is_word(d, p, strcspn(p, ", \t")))
+				break;
+		}
+		if (!*p)
+			return 0;
+		break;
+	}
+	add_words(&sb, d);
+	error("%s%s='%s' is not %s%s%s", where, d->name, v,
+	      d->kind == SETTING_WORDS ? "a list of " : "", sb.buf,
+	      d->kind == SETTING_WORD ? " (or empty)" : "");
+	strbuf_release(&sb);
+	return -1;
+}
+
+int config_check(void)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(settings); i++) {
+		const char *v = getenv(settings[i].name);
+		long long n;
+
+		if (v && setting_parse(&settings[i], v, "", &n) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+long long config_number(const char *name)
+{
+	const struct setting_def *d = setting_find(name);
+	const char *v = getenv(name);
+	long long n;
+
+	if (!d || d->kind == SETTING_WORD || d->kind == SETTING_WORDS)
+		BUG("'%s' is not a numeric setting", name);
+	if (setting_parse(d, v ? v : "", "", &n) < 0)
+		die("bad setting %s (see systemd/mmci.conf.example)", name);
+	return n;
+}
+
+int config_read_env_file(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, where = STRBUF_INIT;
+	char *line, *next, **names = NULL, **vals = NULL;
+	size_t nr = 0, alloc = 0, alloc2 = 0, i;
+	int lineno = 0, ret = -1;
 
 	if (strbuf_read_file(&sb, path, 0) < 0) {
 		error_errno("cannot read the settings file '%s'", path);
 		goto out;
 	}
+	/* every line is checked before any is used: all or nothing */
 	for (line = sb.buf; line && *line; line = next) {
+		const struct setting_def *d;
 		char *eq, *val, *end;
+		long long num;
 
 		next = strchr(line, '\n');
 		if (next)
@@ -154,14 +327,27 @@ int config_read_env_file(const char *path)
 			error("%s:%d: bad name '%s'", path, lineno, line);
 			goto out;
 		}
-		if (setenv(line, val, 1) < 0) {
-			error_errno("%s:%d: cannot set %s", path, lineno, line);
+		d = setting_find(line);
+		strbuf_reset(&where);
+		strbuf_addf(&where, "%s:%d: ", path, lineno);
+		if (d && setting_parse(d, val, where.buf, &num) < 0)
+			goto out;
+		ALLOC_GROW(names, nr + 1, alloc);
+		ALLOC_GROW(vals, nr + 1, alloc2);
+		names[nr] = line;
+		vals[nr++] = val;
+	}
+	for (i = 0; i < nr; i++) {
+		if (setenv(names[i], vals[i], 1) < 0) {
+			error_errno("%s: cannot set %s", path, names[i]);
 			goto out;
 		}
-		n++;
 	}
-	ret = n;
+	ret = (int)nr;
 out:
+	free(names);
+	free(vals);
+	strbuf_release(&where);
 	strbuf_release(&sb);
 	return ret;
 }

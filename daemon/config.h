@@ -36,9 +36,29 @@ char *project_path(const struct mmci_config *cfg, const char *sub);
  * quotes), put into the environment, overriding it. It is the format of
  * systemd's EnvironmentFile=, so the unit and the daemon read one file,
  * and every setting has one name on the command line and in the file.
- * Other names are refused (a typo must not pass unnoticed).
+ * Other names are refused (a typo must not pass unnoticed), and so is a
+ * bad value of a setting config_check() knows. Every line is checked
+ * before any is put into the environment: a file with an error changes
+ * nothing.
  * Return: the number of settings, or -1 after error() naming the line.
  */
 int config_read_env_file(const char *path);
+
+/*
+ * config_check() - the settings that are numbers or words (MMCI_POLL_S,
+ * MMCI_FETCH_*, MMCI_SMTP_TIMEOUT, MMCI_MAIL_SEND, MMCI_SOURCES, ...) as
+ * the environment holds them: `mmci daemon` refuses to start on a bad
+ * one rather than poll every second on a typo.
+ * Return: 0, or -1 after one error() per bad setting, naming the setting
+ * and the value.
+ */
+int config_check(void);
+
+/*
+ * config_number() - the value of numeric setting @name: its default when
+ * unset or empty. A bad value die()s, naming the setting and the value:
+ * settings are read at start-up, and the daemon has checked them all.
+ */
+long long config_number(const char *name);
 
 #endif

@@ -28,36 +28,15 @@
 
 #define FETCH_USER_AGENT "mmci/0.4 (kernel CI for Linux mm; libcurl)"
 
-static long env_long(const char *name, long def, long min)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return def;
-	n = strtol(v, &end, 10);
-	if (*end || n < min) {
-		warning("ignoring %s='%s': not a number >= %ld", name, v, min);
-		return def;
-	}
-	return n;
-}
-
 void fetch_opts_init(struct fetch_opts *fo)
 {
-	const char *size = getenv("MMCI_FETCH_MAX_SIZE");
-
-	fo->max_attempts = env_long("MMCI_FETCH_ATTEMPTS", 4, 1);
-	fo->backoff_ms = env_long("MMCI_FETCH_BACKOFF_MS", 1000, 0);
-	fo->max_backoff_ms = env_long("MMCI_FETCH_MAX_BACKOFF_MS", 60000, 0);
-	fo->min_interval_ms = env_long("MMCI_FETCH_INTERVAL_MS", 1000, 0);
-	fo->timeout_s = env_long("MMCI_FETCH_TIMEOUT", 120, 1);
-	fo->max_bytes = 256ull << 20;
-	if (size && *size && parse_size(size, &fo->max_bytes) < 0) {
-		warning("ignoring MMCI_FETCH_MAX_SIZE='%s': not a size", size);
-		fo->max_bytes = 256ull << 20;
-	}
+	/* defaults and ranges in config.c; a bad value die()s, naming it */
+	fo->max_attempts = config_number("MMCI_FETCH_ATTEMPTS");
+	fo->backoff_ms = config_number("MMCI_FETCH_BACKOFF_MS");
+	fo->max_backoff_ms = config_number("MMCI_FETCH_MAX_BACKOFF_MS");
+	fo->min_interval_ms = config_number("MMCI_FETCH_INTERVAL_MS");
+	fo->timeout_s = config_number("MMCI_FETCH_TIMEOUT");
+	fo->max_bytes = config_number("MMCI_FETCH_MAX_SIZE");
 	fo->refresh = 0;
 }
 

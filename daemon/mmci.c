@@ -70,11 +70,10 @@ void setup_command(struct mmci_config *cfg, struct db *db)
 
 int main(int argc, char **argv)
 {
-	const char *env = getenv("MMCI_VERBOSE");
 	size_t i;
 
-	if (env && *env)
-		log_verbosity = atoi(env);
+	/* 0, 1 or 2; anything else die()s, naming it (config.c) */
+	log_verbosity = config_number("MMCI_VERBOSE");
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "-v"))
 			log_verbosity = 2;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "fsutil.h"
 #include "smtp.h"
 #include "strbuf.h"
@@ -24,22 +25,6 @@
 
 /* bytes of a server reply kept for the error message */
 #define SMTP_MAX_REPLY 512
-
-static long env_seconds(const char *name, long def)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n;
-
-	if (!v || !*v)
-		return def;
-	n = strtol(v, &end, 10);
-	if (*end || n <= 0) {
-		warning("ignoring %s='%s': not a positive number", name, v);
-		return def;
-	}
-	return n;
-}
 
 static const char *env_or_null(const char *name)
 {
@@ -50,15 +35,14 @@ static const char *env_or_null(const char *name)
 
 void smtp_settings_init(struct smtp_settings *s)
 {
-	const char *tls = getenv("MMCI_SMTP_TLS");
-
 	memset(s, 0, sizeof(*s));
 	s->url = env_or_null("MMCI_SMTP_URL");
 	s->username = env_or_null("MMCI_SMTP_USER");
 	s->password = env_or_null("MMCI_SMTP_PASSWORD");
-	s->require_tls = tls && *tls && strcmp(tls, "0");
+	/* strict, as the daemon checked them at start (config.c) */
+	s->require_tls = config_number("MMCI_SMTP_TLS");
 	s->connect_timeout_s = 10;
-	s->timeout_s = env_seconds("MMCI_SMTP_TIMEOUT", 60);
+	s->timeout_s = config_number("MMCI_SMTP_TIMEOUT");
 }
 
 static int atext(int c)
