@@ -4,10 +4,14 @@
  */
 #include <stdarg.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "fsutil.h"
 #include "util.h"
+
+/* how long a statement waits for another process's lock */
+#define BUSY_TIMEOUT_MS 30000
 
 /* less free space than this is "full": SQLite needs a page or a 32 KiB
  * shared-memory segment */
@@ -45,8 +49,10 @@ static int exec_sql(struct db *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db->handle, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error("sqlite: %s (%s)%s", msg ? msg : "unknown error",
-		      db->path, full_note(db->path));
+		error("sqlite: %.40s%s: %s (%s)%s", sql,
+		      strlen(sql) > 40 ? "..." : "",
+		      msg ? msg : "unknown error", db->path,
+		      full_note(db->path));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -121,6 +127,32 @@ static int db_migrate(struct db *db)
 	return 0;
 }
 
+/*
+ * WAL mode is a property of the file, set by the first process that opens
+ * it. The switch needs the file to itself, and SQLite refuses it at once
+ * ("database is locked") instead of waiting when another connection that
+ * is switching holds a read lock: waiting could deadlock (the busy handler
+ * is not called then, sqlite3_busy_handler(3)). Ten processes opening a
+ * new database at once hit it in about 1 round of 150 (9 of the 10 failed
+ * that round). So the switch is tried again, for as long as a lock is
+ * waited for.
+ */
+static int set_wal(struct db *db)
+{
+	int waited = 0;
+
+	for (;;) {
+		int rc = sqlite3_exec(db->handle, "PRAGMA journal_mode = WAL",
+				      NULL, NULL, NULL);
+
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+			break;
+		usleep(10 * 1000);
+		waited += 10;
+	}
+	return exec_sql(db, "PRAGMA journal_mode = WAL");
+}
+
 int db_open(struct db *db, const char *path)
 {
 	db->path = xstrdup(path);
@@ -132,9 +164,9 @@ int db_open(struct db *db, const char *path)
 		db_close(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db->handle, 30000);
-	if (exec_sql(db, "PRAGMA journal_mode = WAL; "
-			 "PRAGMA synchronous = NORMAL; "
+	sqlite3_busy_timeout(db->handle, BUSY_TIMEOUT_MS);
+	if (set_wal(db) < 0 ||
+	    exec_sql(db, "PRAGMA synchronous = NORMAL; "
 			 "PRAGMA foreign_keys = ON;") < 0 ||
 	    db_migrate(db) < 0) {
 		db_close(db);
