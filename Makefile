@@ -61,7 +61,7 @@ endif
 
 # library modules of the mmci binary, in pipeline order
 LIB_OBJS = \
-	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/fsutil.o \
+	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/build.o daemon/image.o daemon/vm.o daemon/kvm-probe.o daemon/accel.o \

@@ -26,6 +26,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "interrupt.h"
 #include "job.h"
 #include "measure.h"
 #include "strbuf.h"
@@ -318,6 +319,7 @@ int cmd_bisect(int argc, char **argv)
 	measure_args_finish(&ma);
 
 	setup_command(&cfg, &db);
+	interrupt_catch();	/* fails the runs, boots, job on SIGTERM */
 	job = want_job;
 	if (tree_open(cfg.tree_dir, &repo) < 0 ||
 	    tree_resolve(repo, argv[optind], &good) < 0 ||
@@ -375,6 +377,8 @@ int cmd_bisect(int argc, char **argv)
 		char label[48], hex[13];
 		int k;
 
+		if (interrupted())
+			goto fail;
 		git_oid_tostr(hex, sizeof(hex), &b.commits[mid]);
 		xsnprintf(label, sizeof(label), "step %zu %s", b.nr_steps + 1,
 			  hex);
@@ -446,8 +450,9 @@ int cmd_bisect(int argc, char **argv)
 	goto out;
 fail:
 	measure_finish(&m);
-	if (job > 0)
-		job_end(&db, job, 0, last_error(), NULL);
+	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
+	if (job > 0 && !(want_job && interrupted()))
+		job_end(&db, job, 0, interrupt_or_last_error(), NULL);
 out:
 	for (i = 0; i < b.nr_steps; i++)
 		free(b.steps[i].note);

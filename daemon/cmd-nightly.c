@@ -20,6 +20,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "interrupt.h"
 #include "job.h"
 #include "measure.h"
 #include "strbuf.h"
@@ -188,6 +189,7 @@ int cmd_nightly(int argc, char **argv)
 	}
 	measure_args_finish(&ma);
 	setup_command(&cfg, &db);
+	interrupt_catch();	/* fails the runs, boots, job on SIGTERM */
 	job = want_job;
 	if (want_job && load_head(&db, want_job, &h) < 0)
 		goto fail;
@@ -267,8 +269,10 @@ int cmd_nightly(int argc, char **argv)
 	ret = 0;
 	goto out;
 fail:
-	if (job > 0)
-		job_end(&db, job, 0, last_error(), NULL);
+	measure_finish(&m);	/* no run of the job is left 'running' */
+	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
+	if (job > 0 && !(want_job && interrupted()))
+		job_end(&db, job, 0, interrupt_or_last_error(), NULL);
 out:
 	json_decref(res);
 	free(result);

@@ -33,6 +33,7 @@
 #include "fsutil.h"
 #include "image.h"
 #include "ingest.h"
+#include "interrupt.h"
 #include "run-command.h"
 #include "run.h"
 #include "strbuf.h"
@@ -768,6 +769,7 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	run_id = parse_count("RUN", argv[optind]);
 	setup_command(&cfg, &db);
+	interrupt_catch();	/* fails the new run and its boot on SIGTERM */
 	run_opts_init(&o);
 	if (load_run_row(&db, run_id, &r) < 0 || opts_from_run(&r, &o) < 0)
 		goto out;
@@ -821,11 +823,15 @@ int cmd_reproduce(int argc, char **argv)
 		accel = "tcg";	/* the trial showed KVM hangs guests */
 	check_setup(&db, &r, new_id);
 	fflush(stdout);
-	for (i = 0; i < boots; i++) {
+	for (i = 0; i < boots && !interrupted(); i++) {
 		progress("boot %d of %d (run #%lld)", i + 1, boots, new_id);
 		run_boot(&cfg, &db, new_id, i);
 	}
 	ok = run_finish(&db, new_id);
+	if (interrupted()) {
+		error("run #%lld failed: %s", new_id, interrupt_reason());
+		goto out;
+	}
 	printf("run #%lld: %s (%d of %d boot(s) ok)\n\n", new_id,
 	       ok ? "ok" : "failed", ok, boots);
 	if (!ok) {

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
+#include "interrupt.h"
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
@@ -165,6 +166,7 @@ int cmd_run(int argc, char **argv)
 	    strcmp(o.backing, "disk"))
 		die("--backing is tmpfs or disk, not '%s'", o.backing);
 	setup_command(&cfg, &db);
+	interrupt_catch();	/* fails the run and its boot on SIGTERM */
 	if (run_opts_kernel(&db, build_id, &o, &keep, &release) < 0)
 		die("cannot run that kernel");
 	ret = run_boots(&cfg, &db, &o, boots, &run_id) ? 1 : 0;

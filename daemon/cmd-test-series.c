@@ -21,6 +21,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
+#include "interrupt.h"
 #include "job.h"
 #include "measure.h"
 #include "strbuf.h"
@@ -162,6 +163,7 @@ int cmd_test_series(int argc, char **argv)
 	if (!series_id && check_input_file(argv[optind], "an mbox file") < 0)
 		return 1;
 	setup_command(&cfg, &db);
+	interrupt_catch();	/* fails the runs, boots, job on SIGTERM */
 	job = want_job;
 	if (tree_open(cfg.tree_dir, &repo) < 0 ||
 	    tree_resolve(repo, base_ref, &base) < 0)
@@ -258,8 +260,10 @@ int cmd_test_series(int argc, char **argv)
 	ret = exit_code && rc.worse ? 1 : 0;
 	goto out;
 fail:
-	if (job > 0)
-		job_end(&db, job, 0, last_error(), NULL);
+	measure_finish(&m);	/* no run of the job is left 'running' */
+	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
+	if (job > 0 && !(want_job && interrupted()))
+		job_end(&db, job, 0, interrupt_or_last_error(), NULL);
 out:
 	attribution_release(&attr);
 	run_comparison_release(&rc);

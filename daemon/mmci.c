@@ -11,6 +11,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "interrupt.h"
 #include "util.h"
 
 struct cmd {
@@ -100,6 +101,8 @@ int main(int argc, char **argv)
 			int ret = commands[i].fn(argc - 1, argv + 1);
 
 			git_libgit2_shutdown();
+			/* a command stopped by SIGTERM dies of it now */
+			interrupt_exit();
 			return ret;
 		}
 	}

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "run-command.h"
 #include "strbuf.h"
 #include "util.h"
@@ -41,6 +42,9 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 
 	if (!cmd->argv || !cmd->argv[0])
 		BUG("start_command without argv");
+	if (interrupted())
+		return error("'%s' not started: %s", cmd->argv[0],
+			     interrupt_reason());
 	if (cmd->log_path) {
 		log_fd = open(cmd->log_path,
 			      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -126,10 +130,13 @@ int poll_command(struct child_process *cmd, int *code)
 	return 1;
 }
 
+/* SIGTERM to an interrupted mmci's child, then SIGKILL after this */
+#define INTERRUPT_GRACE_S 5
+
 int finish_command(struct child_process *cmd)
 {
 	int status;
-	double next_tick = now_s() + 1;
+	double next_tick = now_s() + 1, stopped_at = 0;
 
 	for (;;) {
 		pid_t r;
@@ -145,8 +152,20 @@ int finish_command(struct child_process *cmd)
 			kill(-cmd->pid, SIGKILL);
 			kill(cmd->pid, SIGKILL);
 		}
+		/* mmci got SIGTERM/SIGINT (interrupt.h): stop the child */
+		if (interrupted() && !stopped_at) {
+			stopped_at = now_s();
+			kill(-cmd->pid, SIGTERM);
+			kill(cmd->pid, SIGTERM);
+		} else if (stopped_at &&
+			   now_s() - stopped_at > INTERRUPT_GRACE_S) {
+			kill(-cmd->pid, SIGKILL);
+			kill(cmd->pid, SIGKILL);
+		}
+		/* a blocking wait would miss a signal that came just now */
 		r = waitpid(cmd->pid, &status,
-			    cmd->timeout_s || cmd->tick ? WNOHANG : 0);
+			    cmd->timeout_s || cmd->tick || interrupt_armed() ?
+			    WNOHANG : 0);
 		if (r == cmd->pid)
 			break;
 		if (r < 0) {
@@ -162,6 +181,8 @@ int finish_command(struct child_process *cmd)
 		error("'%s' killed after %u s", cmd->argv[0], cmd->timeout_s);
 		return 128 + SIGKILL;
 	}
+	if (stopped_at)
+		error("'%s' stopped: %s", cmd->argv[0], interrupt_reason());
 	return decode_status(cmd, status);
 }
 

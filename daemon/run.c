@@ -17,6 +17,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "image.h"
+#include "interrupt.h"
 #include "result.h"
 #include "run.h"
 #include "strbuf.h"
@@ -456,6 +457,10 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	}
 	params = json_dumps(pj, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(pj);
+	if (interrupted()) {
+		error("no run made: %s", interrupt_reason());
+		goto out;
+	}
 	if (db_run(db, "INSERT INTO runs (label, job_id, build_id, kernel, "
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
@@ -590,6 +595,10 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	double t0 = now_s();
 	int ok = 0, started;
 
+	/* no boot row for a boot that never starts (interrupt.h) */
+	if (interrupted())
+		return error("run #%lld boot %d not started: %s", run_id, idx,
+			     interrupt_reason());
 	memset(&vres, 0, sizeof(vres));
 	strbuf_init(&vres.host_log, 0);
 	vres.exit_kind = VM_START_FAILED;
@@ -665,7 +674,10 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		strbuf_addf(&why, "cannot store the results of '%s'", results);
 		goto record;
 	}
-	if (vres.exit_kind == VM_SILENT)
+	if (vres.exit_kind == VM_INTERRUPTED)
+		strbuf_addf(&why, "%s; the guest was destroyed: see %s",
+			    interrupt_reason(), console);
+	else if (vres.exit_kind == VM_SILENT)
 		strbuf_addf(&why, "the guest printed nothing within %u s under "
 			    "KVM, though KVM ran guests on this host before "
 			    "(did the host change? 'mmci hosts --forget' makes "
@@ -722,8 +734,25 @@ int run_finish(struct db *db, long long run_id)
 			       "run_id = ? AND status = 'ok'", "i", run_id);
 	long long n = db_int(db, 0, "SELECT count(*) FROM boots WHERE "
 			     "run_id = ?", "i", run_id);
-	char *err = nok ? NULL : xstrfmt("all %lld boot(s) failed", n);
+	char *err;
 
+	/*
+	 * Interrupted (interrupt.h): a run not finished yet is failed,
+	 * whatever its boots gave, and the caller stops; one that was
+	 * finished keeps its status.
+	 */
+	if (interrupted()) {
+		err = xstrfmt("%s (%lld of %lld boot(s) ok)",
+			      interrupt_reason(), nok, n);
+		db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
+		       "ended_at = ? WHERE id = ? AND status = 'running'",
+		       "tdi", err, (double)time(NULL), run_id);
+		free(err);
+		return 0;
+	}
+	err = nok ? NULL : n ? xstrfmt("all %lld boot(s) failed", n) :
+	      xstrdup("not booted: the command failed before its first "
+		      "boot");
 	db_run(db, "UPDATE runs SET status = ?, error = ?, ended_at = ? "
 	       "WHERE id = ?", "ttdi", nok ? "ok" : "failed", err,
 	       (double)time(NULL), run_id);
@@ -738,7 +767,7 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
 
 	if (run_create(cfg, db, o, run_id) < 0)
 		return -1;
-	for (i = 0; i < boots; i++)
+	for (i = 0; i < boots && !interrupted(); i++)
 		run_boot(cfg, db, *run_id, i);
 	return run_finish(db, *run_id) ? 0 : -1;
 }

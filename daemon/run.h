@@ -67,14 +67,19 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 /*
  * run_boot - boot the run's kernel once and store its samples.
  * Returns 0 when the boot produced results, -1 (after error()) when it
- * failed; either way a boots row records what happened.
+ * failed; either way a boots row records what happened, except after
+ * SIGTERM/SIGINT (interrupt.h), when no boot is started and no row made.
  */
 int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	     int idx);
 /* run_create + `boots` boots + run_finish; -1 when no boot was ok */
 int run_boots(const struct mmci_config *cfg, struct db *db,
 	      const struct run_opts *o, int boots, long long *run_id);
-/* mark the run ok when at least one boot is; returns the ok boot count */
+/*
+ * mark the run ok when at least one boot is; returns the ok boot count.
+ * After SIGTERM/SIGINT (interrupt.h) an unfinished run is failed with
+ * interrupt_reason() instead, and 0 is returned.
+ */
 int run_finish(struct db *db, long long run_id);
 
 #endif

@@ -42,6 +42,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "strbuf.h"
 #include "util.h"
 #include "vm.h"
@@ -444,6 +445,7 @@ enum vm_wait_end {
 	WAIT_TIMEOUT,		/* timeout_s passed */
 	WAIT_SILENT,		/* no console line within first_line_s */
 	WAIT_FIRST_LINE,	/* it printed, and stop_at_first_line asked */
+	WAIT_INTERRUPTED,	/* mmci got SIGTERM/SIGINT (interrupt.h) */
 };
 
 struct vm_watch {
@@ -772,6 +774,9 @@ static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
 	if (console_has(&log, "Kernel panic - not syncing", res,
 			"kernel panic")) {
 		/* with panic=0 the guest hangs: a timeout, but say why */
+	} else if (end == WAIT_INTERRUPTED) {
+		res->exit_kind = VM_INTERRUPTED;
+		set_result_error(res, "%s", interrupt_reason());
 	} else if (lost) {
 		set_result_error(res, "lost domain '%s': %s", spec->name, lost);
 	} else if (end == WAIT_SILENT) {
@@ -862,6 +867,8 @@ static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
 
 		if (w->stopped)
 			return WAIT_ENDED;
+		if (interrupted())
+			return WAIT_INTERRUPTED;
 		/* vanished without a STOPPED event: classify by the log */
 		if (gone_at && now - gone_at > VM_EVENT_GRACE_S)
 			return WAIT_ENDED;
@@ -1077,6 +1084,8 @@ const char *vm_exit_kind_name(enum vm_exit_kind kind)
 		return "crashed";
 	case VM_START_FAILED:
 		return "start-failed";
+	case VM_INTERRUPTED:
+		return "interrupted";
 	}
 	BUG("unknown vm exit kind %d", (int)kind);
 }

@@ -70,6 +70,7 @@ enum vm_exit_kind {
 	VM_START_FAILED,	/* the domain could not be started */
 	VM_SILENT,		/* no console line within first_line_s */
 	VM_STOPPED,		/* stopped after its first line, as asked */
+	VM_INTERRUPTED,		/* mmci got SIGTERM/SIGINT (interrupt.h) */
 };
 
 struct vm_result {

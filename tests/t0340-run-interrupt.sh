@@ -1,0 +1,65 @@
+#!/bin/sh
+# t0340-run-interrupt: SIGTERM to `mmci run` while its guest runs (Debian's
+# cloud kernel, a 1 GiB NVDIMM, one fsdax rebind). The command must stop
+# within seconds, die of the signal as it did before, and leave nothing
+# 'running': its boot failed as 'interrupted', its run failed, both saying
+# "interrupted: mmci received SIGTERM", no domain and no NVDIMM file left
+# (daemon/interrupt.h says how).
+# mmci-test-needs: vm
+. "$(dirname "$0")/lib.sh"
+# tcg: the run must not stop in a KVM trial boot (t0330 tests that)
+export MMCI_ACCEL=tcg
+
+need_libvirt
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+say "kernel $CLOUD_KERNEL"
+
+stop_run() {
+	[ -s "$TRASH/run.pid" ] && kill -9 "$(cat "$TRASH/run.pid")" 2>/dev/null
+	return 0
+}
+test_atexit stop_run
+
+test_expect 'mmci run, SIGTERM once its guest runs: it stops, dies of it' '
+	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
+		--workloads fsdax > run.out 2> run.err &
+	  echo $! > "$TRASH/run.pid"; } &&
+	pid=$(cat "$TRASH/run.pid") && dom="$(domain_prefix)run1-boot0" &&
+	i=0 && until [ "$(sql "SELECT status FROM boots WHERE run_id = 1" \
+			  2>/dev/null)" = running ] &&
+		virsh -c qemu:///system list --name | grep -qx "$dom"; do
+		i=$((i + 1)); [ $i -lt 600 ] || { echo "no guest"; exit 1; }
+		kill -0 "$pid" || { cat run.err; echo "mmci ended"; exit 1; }
+		sleep 0.2
+	done &&
+	[ "$(sql "SELECT status FROM runs WHERE id = 1")" = running ] &&
+	kill -TERM "$pid" && t0=$(date +%s) &&
+	i=0 && while kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do
+		i=$((i + 1)); sleep 0.1; done &&
+	rc=0 && wait "$pid" || rc=$?
+	echo "exit $rc after $(( $(date +%s) - t0 )) s" && cat run.err &&
+	[ $i -lt 300 ] && [ $rc = 143 ] &&
+	grep -q "^error: run #1 boot 0 failed: interrupted: mmci received SIGTERM; the guest was destroyed: see .*/boot0-console.log$" run.err &&
+	grep -qx "run #1: failed" run.out
+'
+
+test_expect 'the boot and the run are failed, saying why; nothing running' '
+	sql "SELECT status, end_kind, error FROM boots WHERE run_id = 1" &&
+	sql "SELECT status, error FROM runs WHERE id = 1" &&
+	[ "$(sql "SELECT status || \" \" || end_kind FROM boots
+	     WHERE run_id = 1 AND idx = 0")" = "failed interrupted" ] &&
+	[ "$(sql "SELECT count(*) FROM boots WHERE run_id = 1 AND
+	     error LIKE \"interrupted: mmci received SIGTERM; %\"")" = 1 ] &&
+	[ "$(sql "SELECT status || \" \" || error FROM runs WHERE id = 1")" = \
+	  "failed interrupted: mmci received SIGTERM (0 of 1 boot(s) ok)" ] &&
+	[ "$(sql "SELECT ended_at IS NOT NULL FROM runs WHERE id = 1")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE status = \"running\"")" = 0 ] &&
+	[ "$(sql "SELECT count(*) FROM boots WHERE status = \"running\"")" = 0 ]
+'
+
+test_expect 'no domain, no NVDIMM backing file left behind' '
+	no_domains_left &&
+	! ls /dev/shm/mmci-"$(cat "$TRASH/run.pid")"-run1-boot0.nvdimm 2>/dev/null
+'
+
+test_done
