@@ -28,20 +28,40 @@ void loaded_series_release(struct loaded_series *ls)
 static int store_patch(struct db *db, long long series_id,
 		       const struct series *s, const struct series_patch *p);
 
+/*
+ * The series of @sha: the row stored before (*existing = 1), or a new one.
+ * "Stored before?" is asked inside the write transaction, so two processes
+ * reading the same file at once store it once: asked before BEGIN
+ * IMMEDIATE, 10 ingests of one file at once stored 1 to 10 copies.
+ * series.source_sha1 is unique (schema/0009-unique-sha1.sql).
+ */
 static int store_series(struct db *db, const char *path, const char *sha,
-			struct loaded_series *ls)
+			struct loaded_series *ls, int *existing)
 {
 	const struct series *s = &ls->s;
 	const struct mail *first = s->cover ? s->cover : s->patches[0].mail;
 	struct strbuf problems = STRBUF_INIT, author = STRBUF_INIT;
 	size_t i;
+	int found;
 
+	*existing = 0;
 	for (i = 0; i < s->nr_problems; i++)
 		strbuf_addf(&problems, "%s\n", s->problems[i]);
 	strbuf_addf(&author, "%s <%s>", s->patches[0].author_name,
 		    s->patches[0].author_email);
 	if (db_begin(db) < 0)
 		goto fail;
+	found = db_int_checked(db, &ls->id, "SELECT id FROM series WHERE "
+			       "source_sha1 = ?", "t", sha);
+	if (found < 0)
+		goto rollback;
+	if (found) {
+		db_rollback(db);	/* nothing written */
+		*existing = 1;
+		strbuf_release(&problems);
+		strbuf_release(&author);
+		return 0;
+	}
 	if (db_run(db, "INSERT INTO series (title, version, total, message_id, "
 		   "author, source, source_sha1, base_commit, problems, "
 		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -72,6 +92,7 @@ int ingest_series_file(struct db *db, const char *path,
 {
 	char sha[41];
 	size_t i;
+	int existing;
 
 	memset(ls, 0, sizeof(*ls));
 	if (hash_file_hex(path, sha) < 0)
@@ -97,13 +118,11 @@ int ingest_series_file(struct db *db, const char *path,
 		strbuf_release(&miss);
 		return -1;
 	}
-	ls->id = db_int(db, 0, "SELECT id FROM series WHERE source_sha1 = ? "
-			"ORDER BY id LIMIT 1", "t", sha);
-	if (!ls->id) {
+	if (store_series(db, path, sha, ls, &existing) < 0)
+		return -1;
+	if (!existing) {
 		struct ingest_report rep = { 0 };
 
-		if (store_series(db, path, sha, ls) < 0)
-			return -1;
 		if (ingest_link_versions(db, ls, &rep) < 0)
 			warning("series #%lld: versions not linked", ls->id);
 		else if (rep.previous.id)
@@ -143,12 +162,14 @@ int apply_series(struct db *db, git_repository *repo,
 	ret = apply_patches(repo, base, ap, upto, heads, &failed);
 	if (!ret)
 		git_oid_tostr(head_hex, sizeof(head_hex), &heads[upto - 1]);
-	db_run(db, "INSERT INTO applies (series_id, base_ref, base_commit, "
-	       "upto, head_commit, status, error, created_at) VALUES "
-	       "(?, ?, ?, ?, ?, ?, ?, ?)", "ittittt" "d", ls->id, base_ref,
-	       base_hex, (long long)upto, ret ? NULL : head_hex,
-	       ret ? "failed" : "ok", ret ? last_error() : NULL,
-	       (double)time(NULL));
+	/* an apply that cannot be recorded did not happen for the pages */
+	if (db_run(db, "INSERT INTO applies (series_id, base_ref, base_commit, "
+		   "upto, head_commit, status, error, created_at) VALUES "
+		   "(?, ?, ?, ?, ?, ?, ?, ?)", "ittittt" "d", ls->id, base_ref,
+		   base_hex, (long long)upto, ret ? NULL : head_hex,
+		   ret ? "failed" : "ok", ret ? last_error() : NULL,
+		   (double)time(NULL)) < 0)
+		ret = -1;
 	for (i = 0; i < upto; i++)
 		free(msgs[i]);
 	free(msgs);
@@ -435,6 +456,17 @@ static int store_patch(struct db *db, long long series_id,
 	return 0;
 }
 
+/* "2,5": the indices of the missing patches, or NULL; points into @sb */
+static const char *missing_list(const struct series *s, struct strbuf *sb)
+{
+	size_t i;
+
+	strbuf_reset(sb);
+	for (i = 0; i < s->nr_missing; i++)
+		strbuf_addf(sb, "%s%d", i ? "," : "", s->missing[i]);
+	return sb->len ? sb->buf : NULL;
+}
+
 static long long store_thread_series(struct db *db, const char *sha,
 				     const struct ingest_source *src,
 				     const struct series *s,
@@ -448,8 +480,6 @@ static long long store_thread_series(struct db *db, const char *sha,
 
 	if (damage)
 		strbuf_addf(&problems, "%s\n", damage);
-	for (i = 0; i < s->nr_missing; i++)
-		strbuf_addf(&missing, "%s%d", i ? "," : "", s->missing[i]);
 	for (i = 0; i < s->nr_problems; i++)
 		strbuf_addf(&problems, "%s\n", s->problems[i]);
 	strbuf_addf(&author, "%s <%s>", s->patches[0].author_name,
@@ -464,7 +494,7 @@ static long long store_thread_series(struct db *db, const char *sha,
 		   src->source, sha, s->base_commit,
 		   problems.len ? problems.buf : NULL, (double)time(NULL),
 		   src->url, src->fetched_at, (long long)s->is_rfc,
-		   (long long)s->nr, missing.len ? missing.buf : NULL) < 0)
+		   (long long)s->nr, missing_list(s, &missing)) < 0)
 		goto out;
 	id = db_last_id(db);
 	for (i = 0; i < s->nr; i++) {
@@ -512,10 +542,10 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 	struct series *s = &ls->s;
 	enum mail_role *role = NULL;
 	struct id_index ix = { 0 };
-	struct strbuf tp = STRBUF_INIT;
+	struct strbuf tp = STRBUF_INIT, missing = STRBUF_INIT;
 	char sha[41];
 	size_t i, j;
-	int ret = -1;
+	int ret = -1, found;
 
 	memset(ls, 0, sizeof(*ls));
 	memset(rep, 0, sizeof(*rep));
@@ -592,11 +622,21 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 	if (tp.len)
 		rep->problem = xstrdup(tp.buf);
 
+	/*
+	 * "Stored before?" inside the write transaction: the same mbox read
+	 * by ten processes at once is stored once (asked before BEGIN
+	 * IMMEDIATE, 7 to 10 copies were). threads.source_sha1 and
+	 * series.source_sha1 are unique (schema/0009-unique-sha1.sql).
+	 */
 	ls->id = 0;
-	rep->thread_id = db_int(db, 0, "SELECT id FROM threads WHERE "
-				"source_sha1 = ? ORDER BY id LIMIT 1", "t",
-				sha);
-	if (rep->thread_id) {
+	if (db_begin(db) < 0)
+		goto out;
+	found = db_int_checked(db, &rep->thread_id, "SELECT id FROM threads "
+			       "WHERE source_sha1 = ?", "t", sha);
+	if (found < 0)
+		goto rollback;
+	if (found) {
+		db_rollback(db);	/* nothing written */
 		rep->existing = 1;
 		ls->id = db_int(db, 0, "SELECT series_id FROM threads WHERE "
 				"id = ?", "i", rep->thread_id);
@@ -608,9 +648,21 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 		ret = 0;
 		goto out;
 	}
-	if (db_begin(db) < 0)
-		goto out;
-	if (rep->has_series) {
+	/* a series read from this very file (`mmci test-series FILE`) */
+	found = !rep->has_series ? 0 :
+		db_int_checked(db, &ls->id, "SELECT id FROM series WHERE "
+			       "source_sha1 = ?", "t", sha);
+	if (found < 0)
+		goto rollback;
+	if (found && db_run(db, "UPDATE series SET source_url = "
+			    "coalesce(source_url, ?), fetched_at = "
+			    "coalesce(fetched_at, ?), is_rfc = ?, nr_found = "
+			    "?, missing = ? WHERE id = ?", "tdiiti", src->url,
+			    src->fetched_at, (long long)s->is_rfc,
+			    (long long)s->nr, missing_list(s, &missing),
+			    ls->id) < 0)
+		goto rollback;
+	if (!found && rep->has_series) {
 		ls->id = store_thread_series(db, sha, src, s, src->damage);
 		if (ls->id < 0)
 			goto rollback;
@@ -683,6 +735,7 @@ rollback:
 out:
 	id_index_release(&ix);
 	strbuf_release(&tp);
+	strbuf_release(&missing);
 	free(role);
 	if (ret < 0)
 		ls->id = 0;
@@ -737,11 +790,11 @@ static int backfill_keys(struct db *db)
 	long long *ids = NULL;
 	char **t = NULL, **a = NULL;
 	size_t nr = 0, alloc = 0, alloc2 = 0, alloc3 = 0, i;
-	int ret = 0;
+	int ret = 0, rc;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		ALLOC_GROW(ids, nr + 1, alloc);
 		ALLOC_GROW(t, nr + 1, alloc2);
 		ALLOC_GROW(a, nr + 1, alloc3);
@@ -751,6 +804,8 @@ static int backfill_keys(struct db *db)
 		nr++;
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		ret = -1;
 	for (i = 0; i < nr; i++) {
 		if (!ret && db_run(db, "UPDATE series SET norm_title = ?, "
 				   "author_email = ? WHERE id = ?", "tti",
@@ -826,14 +881,14 @@ static int store_changelog_links(struct db *db, const struct loaded_series *ls)
 static int query_series(struct db *db, sqlite3_stmt *st, long long *id,
 			int *version)
 {
-	int found = 0;
+	int found;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	found = db_step(db, st);
+	if (found == DB_ROW) {
 		*id = sqlite3_column_int64(st, 0);
 		*version = sqlite3_column_int(st, 1);
-		found = 1;
 	}
 	sqlite3_finalize(st);
 	return found;
@@ -844,15 +899,15 @@ static int find_previous(struct db *db, const struct loaded_series *ls,
 			 struct version_link *prev)
 {
 	sqlite3_stmt *st;
-	long long id;
-	int v, r;
+	long long id = 0;
+	int v = 0, r, rc;
 
 	memset(prev, 0, sizeof(*prev));
 	st = db_query(db, "SELECT message_id FROM series_links WHERE "
 		      "series_id = ?", "i", ls->id);
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		const char *m = db_col_text(st, 0);
 
 		r = query_series(db, db_query(db,
@@ -874,6 +929,8 @@ static int find_previous(struct db *db, const struct loaded_series *ls,
 		}
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
 	if (prev->id)
 		return 0;
 	r = query_series(db, db_query(db, "SELECT id, version FROM series "
@@ -898,15 +955,17 @@ static int link_newer(struct db *db, const struct loaded_series *ls,
 	sqlite3_stmt *st = db_query(db, sql, types, (long long)ls->s.version,
 				    a, b);
 	long long ids[16];
-	int vers[16], n = 0, i;
+	int vers[16], n = 0, i, rc = DB_DONE;
 
 	if (!st)
 		return -1;
-	while (n < 16 && sqlite3_step(st) == SQLITE_ROW) {
+	while (n < 16 && (rc = db_step(db, st)) == DB_ROW) {
 		ids[n] = sqlite3_column_int64(st, 0);
 		vers[n++] = sqlite3_column_int(st, 1);
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		if (ids[i] == ls->id)
 			continue;
@@ -999,7 +1058,8 @@ static void read_previous(struct db *db, long long id, struct version_link *prev
 	memset(prev, 0, sizeof(*prev));
 	if (!st)
 		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	/* a failure is said; the summary then names no previous version */
+	if (db_step(db, st) == DB_ROW) {
 		const char *how = db_col_text(st, 2);
 
 		prev->id = sqlite3_column_int64(st, 0);
@@ -1016,7 +1076,7 @@ int ingest_load_stored(struct db *db, long long series_id,
 	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
 	sqlite3_stmt *st;
 	char *path = NULL;
-	int ret = -1;
+	int ret = -1, rc;
 
 	memset(ls, 0, sizeof(*ls));
 	/* a thread fetched or read whole, else the file the series came from */
@@ -1027,9 +1087,12 @@ int ingest_load_stored(struct db *db, long long series_id,
 		series_id);
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	rc = db_step(db, st);
+	if (rc == DB_ROW)
 		path = xstrdup(db_col_text(st, 0));
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
 	if (!path)
 		return error("no series #%lld", series_id);
 	if (mbox_read_file(path, &mbox, &damage) < 0)
