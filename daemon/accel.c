@@ -93,7 +93,8 @@ static void verdict_load(struct db *db, const struct host_key *k,
 	memset(v, 0, sizeof(*v));
 	if (!st)
 		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	/* a failed read is said; the host then gets a trial boot */
+	if (db_step(db, st) == DB_ROW) {
 		v->found = 1;
 		v->usable = sqlite3_column_int(st, 0);
 		xsnprintf(v->reason, sizeof(v->reason), "%s",

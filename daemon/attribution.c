@@ -43,6 +43,7 @@ int attribution_load(struct db *db, long long job_id, struct attribution *a)
 {
 	sqlite3_stmt *st;
 	size_t i;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	a->job_id = job_id;
@@ -59,7 +60,7 @@ int attribution_load(struct db *db, long long job_id, struct attribution *a)
 		"r2.status = 'ok') ORDER BY b.upto", "i", job_id);
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		struct attribution_step *s;
 
 		ALLOC_GROW(a->s, a->nr + 1, a->alloc);
@@ -72,6 +73,8 @@ int attribution_load(struct db *db, long long job_id, struct attribution *a)
 			s->subject = xstrdup(db_col_text(st, 3));
 	}
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
 	if (!a->nr || a->s[0].upto != 0)
 		return error("job #%lld has no finished base run", job_id);
 	if (a->nr < 2)
@@ -279,7 +282,8 @@ void claims_format(struct db *db, long long series_id,
 
 	if (!st)
 		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* a failed read is said after the claims read before it */
+	while (db_step(db, st) == DB_ROW) {
 		struct claim c = { 0 };
 		const struct run_comparison *rc;
 		const struct metric_comparison *best = NULL;

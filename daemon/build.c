@@ -482,9 +482,13 @@ static int lookup_cached(struct db *db, const char *key,
 		"SELECT id, artifacts, kernel_release, hz, duration_s "
 		"FROM builds WHERE cache_key = ? AND status = 'ok' "
 		"ORDER BY id DESC LIMIT 1", "t", key);
-	int found = 0;
+	int found, rc;
 
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	found = rc < 0 ? -1 : 0;
+	if (rc == DB_ROW) {
 		char *bz = xstrfmt("%s/bzImage", db_col_text(st, 1));
 
 		if (file_exists(bz)) {
@@ -548,7 +552,7 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	const char *rw[4] = { NULL }, *ro[2] = { NULL };
 	git_oid tree_oid;
 	double t0 = now_s();
-	int ret = -1, lock_fd = -1, cold = 0;
+	int ret = -1, lock_fd = -1, cold = 0, found;
 
 	memset(res, 0, sizeof(*res));
 	if (!fragment) {
@@ -569,7 +573,10 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		    "bench %s\n", tree_hex, frag_hash, BASE_RECIPE, cc,
 		    bench_hash);
 	hash_hex(keysrc.buf, keysrc.len, key);
-	if (lookup_cached(db, key, res)) {
+	found = lookup_cached(db, key, res);
+	if (found < 0)
+		goto out;
+	if (found) {
 		progress("kernel %.12s: cached (build #%lld)", commit_hex,
 			 res->id);
 		ret = 0;
@@ -585,7 +592,10 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	lock_fd = build_lock(kb);
 	if (lock_fd < 0)
 		goto out;
-	if (lookup_cached(db, key, res)) {
+	found = lookup_cached(db, key, res);
+	if (found < 0)
+		goto out;
+	if (found) {
 		progress("kernel %.12s: built meanwhile (build #%lld)",
 			 commit_hex, res->id);
 		ret = 0;

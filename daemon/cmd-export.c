@@ -494,7 +494,8 @@ static const struct series_hashes *series_hashes(struct export *ex,
 	st = db_query(ex->db, "SELECT idx, diff_sha1 FROM patches WHERE "
 		      "series_id = ? ORDER BY idx", "i", series_id);
 	h->hex = xcalloc(ls.s.nr ? ls.s.nr : 1, sizeof(*h->hex));
-	for (i = 0; st && sqlite3_step(st) == SQLITE_ROW; i++) {
+	/* a failed read is said, and the checkouts go without the hash */
+	for (i = 0; st && db_step(ex->db, st) == DB_ROW; i++) {
 		char sha1[41];
 
 		if (i >= ls.s.nr || sqlite3_column_int(st, 0) != (int)i + 1)
@@ -553,7 +554,7 @@ static void checkout_add_head(struct export *ex, json_t *co, json_t *misc,
 
 	if (!st)
 		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (db_step(ex->db, st) == DB_ROW) {
 		const char *url = db_col_text(st, 1);
 
 		set_col(co, "tree_name", st, 0);
@@ -583,7 +584,7 @@ static void checkout_add_files(struct export *ex, json_t *co,
 	url = xstrdup("");
 	st = db_query(ex->db, "SELECT coalesce(source_url, '') FROM series "
 		      "WHERE id = ?", "i", series_id);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && db_step(ex->db, st) == DB_ROW) {
 		free(url);
 		url = xstrdup(db_col_text(st, 0));
 	}
@@ -600,7 +601,8 @@ static void checkout_add_files(struct export *ex, json_t *co,
 	st = db_query(ex->db, "SELECT idx, coalesce(message_id, '') FROM "
 		      "patches WHERE series_id = ? AND idx <= ? ORDER BY idx",
 		      "ii", series_id, (long long)upto);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
+	/* a failed read is said, and the checkout goes without the files */
+	while (st && db_step(ex->db, st) == DB_ROW) {
 		struct strbuf u = STRBUF_INIT;
 		char name[32];
 
@@ -645,7 +647,7 @@ static const char *checkout_get(struct export *ex, const char *base,
 			      "coalesce(message_id, ''), author, source, "
 			      "source_sha1 FROM series WHERE id = ?", "i",
 			      series_id);
-		if (st && sqlite3_step(st) != SQLITE_ROW) {
+		if (st && db_step(ex->db, st) != DB_ROW) {
 			sqlite3_finalize(st);
 			st = NULL;
 		}
@@ -751,12 +753,14 @@ static int export_build(struct export *ex, long long build_id)
 	char *id, *comment, *base_copy = NULL, *ref = NULL;
 	long long series_id;
 	double start;
+	int step;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	step = db_step(ex->db, st);
+	if (step != DB_ROW) {
 		sqlite3_finalize(st);
-		return error("no build #%lld", build_id);
+		return step < 0 ? -1 : error("no build #%lld", build_id);
 	}
 	series_id = sqlite3_column_int64(st, 1);
 	start = sqlite3_column_double(st, 13);
@@ -775,7 +779,7 @@ static int export_build(struct export *ex, long long build_id)
 		double applied = 0;
 
 		base = "";
-		if (ap && sqlite3_step(ap) == SQLITE_ROW) {
+		if (ap && db_step(ex->db, ap) == DB_ROW) {
 			base_copy = xstrdup(db_col_text(ap, 0));
 			ref = xstrdup(db_col_text(ap, 2));
 			applied = sqlite3_column_double(ap, 1);
@@ -870,17 +874,18 @@ static int export_failed_applies(struct export *ex, double since)
 		"SELECT base_commit, series_id, upto, created_at, error, "
 		"base_ref FROM applies WHERE status = 'failed' AND "
 		"created_at >= ? ORDER BY id", "d", since);
+	int step;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while ((step = db_step(ex->db, st)) == DB_ROW)
 		checkout_get(ex, db_col_text(st, 0),
 			     sqlite3_column_int64(st, 1),
 			     sqlite3_column_int(st, 2),
 			     sqlite3_column_double(st, 3), 0,
 			     db_col_text(st, 4), db_col_text(st, 5));
 	sqlite3_finalize(st);
-	return 0;
+	return step < 0 ? -1 : 0;
 }
 
 /* what a run's tests share */
@@ -928,13 +933,15 @@ static int run_load(struct export *ex, long long id, struct run_row *r)
 		"i", id);
 	json_t *misc;
 	char *comment;
-	int ret = -1;
+	int ret = -1, step;
 
 	memset(r, 0, sizeof(*r));
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("no run #%lld", id);
+	step = db_step(ex->db, st);
+	if (step != DB_ROW) {
+		if (step == DB_DONE)
+			error("no run #%lld", id);
 		goto out;
 	}
 	r->id = id;
@@ -1042,10 +1049,11 @@ static int export_boots(struct export *ex, const struct run_row *r)
 		"SELECT idx, status, coalesce(end_kind, ''), console_log, "
 		"results_log, error, started_at, duration_s FROM boots WHERE "
 		"run_id = ? AND status != 'running' ORDER BY idx", "i", r->id);
+	int step;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = db_step(ex->db, st)) == DB_ROW) {
 		const char *kind = db_col_text(st, 2), *status;
 		char local[32];
 		json_t *t, *misc = run_misc(r), *files = json_array();
@@ -1081,7 +1089,7 @@ static int export_boots(struct export *ex, const struct run_row *r)
 		json_array_append_new(ex->tests, t);
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return step < 0 ? -1 : 0;
 }
 
 static void summary_misc(json_t *misc, const struct summary *s)
@@ -1123,10 +1131,11 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 	struct strbuf seen = STRBUF_INIT, list = STRBUF_INIT;
 	const char *w, *next;
 	size_t i;
+	int step;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = db_step(ex->db, st)) == DB_ROW) {
 		struct strbuf path = STRBUF_INIT;
 		json_t *t, *misc = run_misc(r);
 		char *local;
@@ -1147,6 +1156,10 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 		strbuf_release(&path);
 	}
 	sqlite3_finalize(st);
+	if (step < 0) {
+		strbuf_release(&seen);
+		return -1;
+	}
 
 	/* workloads of the run with neither a sample nor an error */
 	strbuf_addstr(&list, r->workloads);
@@ -1324,10 +1337,11 @@ static int export_comparisons(struct export *ex)
 		"'done') WHERE b IS NOT NULL AND n IS NOT NULL ORDER BY id",
 		"");
 	struct strbuf done = STRBUF_INIT;
+	int step;
 
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = db_step(ex->db, st)) == DB_ROW) {
 		long long job = sqlite3_column_int64(st, 0);
 		long long base = sqlite3_column_int64(st, 2);
 		long long new = sqlite3_column_int64(st, 3);
@@ -1423,7 +1437,7 @@ static int export_comparisons(struct export *ex)
 	}
 	sqlite3_finalize(st);
 	strbuf_release(&done);
-	return 0;
+	return step < 0 ? -1 : 0;
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -1444,7 +1458,7 @@ static int export_all(struct export *ex, const long long *ids, size_t nr_ids,
 	size_t alloc = 0, i, j, nr_builds = 0, alloc_builds = 0;
 	long long *builds = NULL;
 	sqlite3_stmt *st;
-	int ret = 0;
+	int ret = 0, step;
 
 	for (i = 0; i < nr_ids; i++) {
 		ALLOC_GROW(ex->runs, ex->nr_runs + 1, alloc);
@@ -1455,11 +1469,13 @@ static int export_all(struct export *ex, const long long *ids, size_t nr_ids,
 			      "? ORDER BY id", "d", since);
 		if (!st)
 			return -1;
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		while ((step = db_step(ex->db, st)) == DB_ROW) {
 			ALLOC_GROW(ex->runs, ex->nr_runs + 1, alloc);
 			ex->runs[ex->nr_runs++] = sqlite3_column_int64(st, 0);
 		}
 		sqlite3_finalize(st);
+		if (step < 0)
+			return -1;
 	}
 	if (ex->nr_runs)
 		qsort(ex->runs, ex->nr_runs, sizeof(*ex->runs), cmp_ll);
@@ -1485,11 +1501,15 @@ static int export_all(struct export *ex, const long long *ids, size_t nr_ids,
 			free(builds);
 			return -1;
 		}
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		while ((step = db_step(ex->db, st)) == DB_ROW) {
 			ALLOC_GROW(builds, nr_builds + 1, alloc_builds);
 			builds[nr_builds++] = sqlite3_column_int64(st, 0);
 		}
 		sqlite3_finalize(st);
+		if (step < 0) {
+			free(builds);
+			return -1;
+		}
 	}
 	if (nr_builds)
 		qsort(builds, nr_builds, sizeof(*builds), cmp_ll);

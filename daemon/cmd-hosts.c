@@ -35,7 +35,8 @@ static void list_verdicts(struct db *db)
 
 	if (!st)
 		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* a failed read is said after the verdicts read before it */
+	while (db_step(db, st) == DB_ROW) {
 		if (!n++)
 			printf("\nstored KVM verdicts:\n");
 		printf("  %s | QEMU %s | %s\n    %s: first line %s s "

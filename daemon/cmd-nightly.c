@@ -57,16 +57,17 @@ static int load_head(struct db *db, long long job, struct head *h)
 		"SELECT h.commit_id, h.remote, h.branch FROM jobs j JOIN heads h "
 		"ON h.id = j.head_id WHERE j.id = ? AND j.kind = 'nightly'",
 		"i", job);
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
 		h->commit = xstrdup(db_col_text(st, 0));
 		h->remote = xstrdup(db_col_text(st, 1));
 		h->branch = xstrdup(db_col_text(st, 2));
 		ret = 0;
-	} else {
+	} else if (rc == DB_DONE) {
 		error("job #%lld is not a nightly job of a fetched head", job);
 	}
 	sqlite3_finalize(st);
@@ -86,7 +87,7 @@ static char *previous_head(struct db *db, const struct head *h)
 
 	if (!st)
 		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(db, st) == DB_ROW)
 		prev = xstrdup(db_col_text(st, 0));
 	sqlite3_finalize(st);
 	return prev;

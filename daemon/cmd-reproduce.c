@@ -115,13 +115,15 @@ static int load_run_row(struct db *db, long long id, struct repro *r)
 		"ram_mib, nvdimm_mib, backing, qemu_version, libvirt_version, "
 		"runner_sha1, initrd, initrd_sha1, (SELECT count(*) FROM boots "
 		"WHERE run_id = runs.id) FROM runs WHERE id = ?", "i", id);
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("no run #%lld in '%s' (see 'mmci show runs')", id,
-		      db->path);
+	rc = db_step(db, st);
+	if (rc != DB_ROW) {
+		if (rc == DB_DONE)
+			error("no run #%lld in '%s' (see 'mmci show runs')",
+			      id, db->path);
 		goto out;
 	}
 	r->id = id;
@@ -158,13 +160,15 @@ static int load_build_row(struct db *db, struct repro *r)
 		"SELECT commit_id, series_id, upto, config_fragment, "
 		"config_hash, dotconfig_hash, compiler FROM builds "
 		"WHERE id = ?", "i", r->build_id);
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("run #%lld names build #%lld, which is not in the "
-		      "database", r->id, r->build_id);
+	rc = db_step(db, st);
+	if (rc != DB_ROW) {
+		if (rc == DB_DONE)
+			error("run #%lld names build #%lld, which is not in "
+			      "the database", r->id, r->build_id);
 		goto out;
 	}
 	r->commit = xstrdup(db_col_text(st, 0));
@@ -356,7 +360,7 @@ static int reapply(struct db *db, git_repository *repo,
 	struct loaded_series ls = { 0 };
 	git_oid *heads = NULL;
 	sqlite3_stmt *st;
-	int ret = -1, tried = 0;
+	int ret = -1, tried = 0, step = DB_DONE;
 
 	if (!r->series_id || r->upto < 1)
 		return error("commit %s of build #%lld is not in the tree and "
@@ -377,7 +381,7 @@ static int reapply(struct db *db, git_repository *repo,
 		goto out;
 	}
 	heads = xcalloc(r->upto, sizeof(*heads));
-	while (ret < 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (ret < 0 && (step = db_step(db, st)) == DB_ROW) {
 		const char *base_hex = db_col_text(st, 0);
 		const char *base_ref = db_col_text(st, 1);
 		git_oid base;
@@ -415,7 +419,9 @@ static int reapply(struct db *db, git_repository *repo,
 		       r->commit, r->series_id, r->upto, base_hex);
 		ret = 0;
 	}
-	if (ret < 0 && !tried)
+	if (step < 0)
+		ret = -1;	/* the applies could not be read: said */
+	else if (ret < 0 && !tried)
 		error("commit %s of build #%lld is not in the tree and series "
 		      "#%lld was never applied here with %d patch(es): no base "
 		      "to apply it on", r->commit, r->build_id, r->series_id,
@@ -656,7 +662,7 @@ static void check_setup(struct db *db, const struct repro *r,
 		strbuf_addf(&sql, ", a.%s, b.%s", cols[i], cols[i]);
 	strbuf_addstr(&sql, " FROM runs a, runs b WHERE a.id = ? AND b.id = ?");
 	st = db_query(db, sql.buf, "ii", r->id, new_id);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st && db_step(db, st) == DB_ROW) {
 		json_t *a = json_loads(db_col_text(st, 0), 0, NULL);
 		json_t *b = json_loads(db_col_text(st, 1), 0, NULL);
 		const char *key;

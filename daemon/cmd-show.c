@@ -26,7 +26,8 @@ static void print_rows(struct db *db, const char *sql, long long id)
 	for (i = 0; i < n; i++)
 		printf("%s%s", i ? "\t" : "", sqlite3_column_name(st, i));
 	putchar('\n');
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* a failed read is said after the rows read before it */
+	while (db_step(db, st) == DB_ROW) {
 		for (i = 0; i < n; i++)
 			printf("%s%s", i ? "\t" : "", db_col_text(st, i));
 		putchar('\n');
@@ -38,13 +39,16 @@ static int show_run(struct db *db, long long id)
 {
 	sqlite3_stmt *st = db_query(db, "SELECT * FROM runs WHERE id = ?", "i",
 				    id);
-	int i;
+	int i, rc;
 
 	if (!st)
 		return 1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	rc = db_step(db, st);
+	if (rc != DB_ROW) {
 		sqlite3_finalize(st);
-		return error("no run #%lld", id), 1;
+		if (rc == DB_DONE)
+			error("no run #%lld", id);
+		return 1;
 	}
 	for (i = 0; i < sqlite3_column_count(st); i++)
 		printf("%-16s %s\n", sqlite3_column_name(st, i),
@@ -72,13 +76,16 @@ static int show_series(struct db *db, long long id)
 {
 	sqlite3_stmt *st = db_query(db, "SELECT * FROM series WHERE id = ?",
 				    "i", id);
-	int i;
+	int i, rc;
 
 	if (!st)
 		return 1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	rc = db_step(db, st);
+	if (rc != DB_ROW) {
 		sqlite3_finalize(st);
-		return error("no series #%lld", id), 1;
+		if (rc == DB_DONE)
+			error("no series #%lld", id);
+		return 1;
 	}
 	for (i = 0; i < sqlite3_column_count(st); i++)
 		printf("%-16s %s\n", sqlite3_column_name(st, i),

@@ -35,12 +35,13 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 		"AND status = 'ok'), nvdimm_mib, ram_mib, vcpus, backing, "
 		"coalesce(json_extract(params, '$.pin'), 0) "
 		"FROM runs WHERE id = ?", "i", id);
-	int ret = -1;
+	int ret = -1, step;
 
 	memset(ri, 0, sizeof(*ri));
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	step = db_step(db, st);
+	if (step == DB_ROW) {
 		ri->clock = xstrdup(db_col_text(st, 0));
 		ri->accel = xstrdup(db_col_text(st, 1));
 		ri->release = xstrdup(db_col_text(st, 2));
@@ -55,7 +56,7 @@ static int load_info(struct db *db, long long id, struct run_info *ri)
 				    db_col_text(st, 10),
 				    sqlite3_column_int(st, 12) ? " pinned" : "");
 		ret = 0;
-	} else {
+	} else if (step == DB_DONE) {
 		error("no run #%lld", id);
 	}
 	sqlite3_finalize(st);
@@ -161,7 +162,7 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 {
 	struct run_info bi, ni;
 	sqlite3_stmt *st;
-	int ret = -1;
+	int ret = -1, step;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->base_id = base_id;
@@ -192,7 +193,7 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		"ORDER BY workload, variant, metric", "ii", base_id, new_id);
 	if (!st)
 		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((step = db_step(db, st)) == DB_ROW) {
 		struct metric_comparison *mc;
 
 		ALLOC_GROW(rc->m, rc->nr + 1, rc->alloc);
@@ -207,6 +208,8 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		rc->better += mc->c.verdict == VERDICT_BETTER;
 	}
 	sqlite3_finalize(st);
+	if (step < 0)
+		goto out;
 	ret = 0;
 out:
 	run_info_release(&bi);

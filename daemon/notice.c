@@ -369,16 +369,16 @@ static int find_patch(struct db *db, const char *sql, const char *key,
 		      struct notice_link *out)
 {
 	sqlite3_stmt *st = db_query(db, sql, "t", key);
-	int found = 0;
+	int found;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	found = db_step(db, st);
+	if (found == DB_ROW) {
 		out->patch_id = sqlite3_column_int64(st, 0);
 		out->series_id = sqlite3_column_int64(st, 1);
 		out->patch_idx = sqlite3_column_int(st, 2);
 		out->series_total = sqlite3_column_int(st, 3);
-		found = 1;
 	}
 	sqlite3_finalize(st);
 	return found;
@@ -426,12 +426,16 @@ int notice_store(struct db *db, const struct notice *n,
 					    "series_id, link_how FROM notices "
 					    "WHERE message_id = ? ORDER BY id "
 					    "LIMIT 1", "t", mail->message_id);
+		int rc;
 
 		if (!st)
 			return -1;
-		if (sqlite3_step(st) == SQLITE_ROW)
+		rc = db_step(db, st);
+		if (rc == DB_ROW)
 			out->notice_id = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
+		if (rc < 0)
+			return -1;
 		if (out->notice_id) {
 			out->existing = 1;
 			/* it may have been linked since: look again */

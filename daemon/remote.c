@@ -359,7 +359,7 @@ static char *last_head(struct db *db, const char *remote, const char *branch)
 				    "tt", remote, branch);
 	char *out = NULL;
 
-	if (st && sqlite3_step(st) == SQLITE_ROW)
+	if (st && db_step(db, st) == DB_ROW)
 		out = xstrdup(db_col_text(st, 0));
 	sqlite3_finalize(st);
 	return out;
@@ -660,7 +660,7 @@ void remote_list_print(struct db *db, const struct remote_list *list)
 				    "AND branch = ? ORDER BY id DESC LIMIT 1",
 				"tt", r->name, r->branches[j]);
 
-			if (st && sqlite3_step(st) == SQLITE_ROW)
+			if (st && db_step(db, st) == DB_ROW)
 				printf("  %-24s head #%lld %.12s %s, %lld "
 				       "commits, fetched %s UTC\n",
 				       r->branches[j],

@@ -514,13 +514,15 @@ static int load_run(struct db *db, long long run_id, struct run_row *r)
 	json_t *pj = NULL;
 	const char *cmdline = NULL;
 	json_int_t timeout = 0, vmem = 0;
-	int pin = 0, ret = -1;
+	int pin = 0, ret = -1, rc;
 
 	memset(r, 0, sizeof(*r));
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("no run #%lld", run_id);
+	rc = db_step(db, st);
+	if (rc != DB_ROW) {
+		if (rc == DB_DONE)
+			error("no run #%lld", run_id);
 		goto out;
 	}
 	pj = json_loads(db_col_text(st, 2), 0, NULL);
@@ -790,11 +792,12 @@ static int from_build(struct db *db, long long id, struct run_opts *o,
 	sqlite3_stmt *st = db_query(db, "SELECT artifacts, kernel_release, hz "
 				    "FROM builds WHERE id = ? AND status = "
 				    "'ok'", "i", id);
-	int ret = -1;
+	int ret = -1, rc;
 
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
 		keep->artifacts = xstrdup(db_col_text(st, 0));
 		keep->bzimage = xstrfmt("%s/bzImage", keep->artifacts);
 		keep->modroot = xstrfmt("%s/modroot", keep->artifacts);
@@ -805,7 +808,7 @@ static int from_build(struct db *db, long long id, struct run_opts *o,
 		o->release = keep->release;
 		o->hz = sqlite3_column_int(st, 2);
 		ret = 0;
-	} else {
+	} else if (rc == DB_DONE) {
 		error("no successful build #%lld", id);
 	}
 	sqlite3_finalize(st);
