@@ -16,28 +16,13 @@ need_libvirt
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || skip_all "chromium is not installed (make setup installs it)"
 command -v curl >/dev/null || skip_all "curl is not installed"
-CHECK="python3 $SRC/tests/web-check.py"
-VARIANT='align%3D2M%2Cmap%3Ddev'
-
-stop_web() {
-	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
-	return 0
-}
-test_atexit stop_web
+. "$SRC/tests/lib-web.sh"
 
 # dom PATH FILE: the DOM Chromium built for http://127.0.0.1:PORT/PATH
 dom() {
 	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 		--user-data-dir="$TRASH/chromium" --dump-dom \
 		"http://127.0.0.1:$(cat "$TRASH/port")$1" > "$2" 2> "$2.err"
-}
-
-# code PATH [CURL-OPTIONS]: the HTTP status of a request
-code() {
-	p=$1
-	shift
-	curl -s -o /dev/null -w '%{http_code}' "$@" \
-		"http://127.0.0.1:$(cat "$TRASH/port")$p"
 }
 
 run_small() {
@@ -98,35 +83,9 @@ test_expect 'a series with a hostile subject and sender, linked to run 2' '
 	     (\"series\", \"failed\", 0, \"<script>alert(3)</script>\", 1);"
 '
 
-test_expect 'mmci web starts on a free loopback port' '
-	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
-	  echo $! > web.pid; } &&
-	i=0 &&
-	until grep -q "listening on port" web.out; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat web.err; exit 1; }
-		sleep 0.1
-	done &&
-	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
-	[ "$(cat port)" -gt 0 ]
-'
+test_expect 'mmci web starts on a free loopback port' web_start
 
-test_expect 'curl: pages answer 200, unknown ones 404, POST 405' '
-	for p in / /run/1 /run/2 /compare/1/2 /series/1 /style.css \
-		"/metric/fsdax/rebind_memmap?variant=$VARIANT"; do
-		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || exit 1
-	done &&
-	for p in /nope /run/999 /run/01 /run/1x "/run/-1" /run/ /compare/1 \
-		/compare/1/999 /series/2 /metric/fsdax/nosuch \
-		"/metric/fsdax/rebind_memmap?variant=nosuch" /metric/a%2Fb/c \
-		"/%3Cscript%3Ealert(1)%3C/script%3E"; do
-		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
-	done &&
-	[ "$(code / -X POST -d x=1)" = 405 ] &&
-	[ "$(code /run/1 -X DELETE)" = 405 ] &&
-	[ "$(code /run/1 -I)" = 200 ] &&
-	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
-		grep -qi "^content-type: text/css"
-'
+test_expect 'curl: pages answer 200, unknown ones 404, POST 405' web_status_codes
 
 test_expect 'chromium: the index lists both runs, the series and the jobs' '
 	dom / index.html &&

@@ -11,29 +11,14 @@ MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
 command -v curl >/dev/null || skip_all "curl is not installed"
 PY=$(command -v python3) || skip_all "python3 checks the pages"
-CHECK="$PY $SRC/tests/web-check.py"
-VARIANT='align%3D2M%2Cmap%3Ddev'
+. "$SRC/tests/lib-web.sh"
 HOST=$(hostname)
-
-stop_web() {
-	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
-	return 0
-}
-test_atexit stop_web
 
 # page PATH FILE: the page at http://127.0.0.1:PORT/PATH, status 200
 page() {
 	c=$(curl -s -o "$2" -w '%{http_code}' \
 		"http://127.0.0.1:$(cat "$TRASH/port")$1") &&
 	{ [ "$c" = 200 ] || { echo "$1: HTTP $c"; return 1; }; }
-}
-
-# code PATH [CURL-OPTIONS]: the HTTP status of a request
-code() {
-	p=$1
-	shift
-	curl -s -o /dev/null -w '%{http_code}' "$@" \
-		"http://127.0.0.1:$(cat "$TRASH/port")$p"
 }
 
 test_expect 'a series with a hostile subject and sender' '
@@ -140,35 +125,9 @@ test_expect 'runs 1 (base) and 2 (the series): boots, samples, console logs' '
 	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .* worse$" cmp
 '
 
-test_expect 'mmci web starts on a free loopback port' '
-	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
-	  echo $! > web.pid; } &&
-	i=0 &&
-	until grep -q "listening on port" web.out; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat web.err; exit 1; }
-		sleep 0.1
-	done &&
-	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
-	[ "$(cat port)" -gt 0 ]
-'
+test_expect 'mmci web starts on a free loopback port' web_start
 
-test_expect 'pages answer 200, unknown ones 404, POST 405' '
-	for p in / /run/1 /run/2 /compare/1/2 /series/1 /style.css \
-		"/metric/fsdax/rebind_memmap?variant=$VARIANT"; do
-		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || exit 1
-	done &&
-	for p in /nope /run/999 /run/01 /run/1x "/run/-1" /run/ /compare/1 \
-		/compare/1/999 /series/2 /metric/fsdax/nosuch \
-		"/metric/fsdax/rebind_memmap?variant=nosuch" /metric/a%2Fb/c \
-		"/%3Cscript%3Ealert(1)%3C/script%3E"; do
-		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
-	done &&
-	[ "$(code / -X POST -d x=1)" = 405 ] &&
-	[ "$(code /run/1 -X DELETE)" = 405 ] &&
-	[ "$(code /run/1 -I)" = 200 ] &&
-	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
-		grep -qi "^content-type: text/css"
-'
+test_expect 'pages answer 200, unknown ones 404, POST 405' web_status_codes
 
 test_expect 'the index lists both runs, the series and the job, escaped' '
 	page / index.html &&

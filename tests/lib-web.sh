@@ -1,0 +1,57 @@
+# lib-web.sh - `mmci web` for the page tests (t0900 on real runs, t0910
+# on a database written with sqlite), sourced after lib.sh:
+#
+#	. "$SRC/tests/lib-web.sh"
+#	test_expect 'mmci web starts on a free loopback port' web_start
+#	test_expect '...: 200, 404, 405' web_status_codes
+#
+# web_start leaves the port in $TRASH/port; test_atexit stops the server.
+# Both files have runs 1 and 2, series 1 and the variant $VARIANT of
+# fsdax rebind_memmap, so they check the same status codes.
+
+CHECK="python3 $SRC/tests/web-check.py"
+VARIANT='align%3D2M%2Cmap%3Ddev'
+
+stop_web() {
+	[ -s "$TRASH/web.pid" ] && kill "$(cat "$TRASH/web.pid")" 2>/dev/null
+	return 0
+}
+test_atexit stop_web
+
+# code PATH [CURL-OPTIONS]: the HTTP status of a request
+code() {
+	p=$1
+	shift
+	curl -s -o /dev/null -w '%{http_code}' "$@" \
+		"http://127.0.0.1:$(cat "$TRASH/port")$p"
+}
+
+web_start() {
+	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
+	  echo $! > web.pid; } &&
+	i=0 &&
+	until grep -q "listening on port" web.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || { cat web.err; return 1; }
+		sleep 0.1
+	done &&
+	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
+	[ "$(cat port)" -gt 0 ]
+}
+
+web_status_codes() {
+	for p in / /run/1 /run/2 /compare/1/2 /series/1 /style.css \
+		"/metric/fsdax/rebind_memmap?variant=$VARIANT"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || return 1
+	done &&
+	for p in /nope /run/999 /run/01 /run/1x "/run/-1" /run/ /compare/1 \
+		/compare/1/999 /series/2 /metric/fsdax/nosuch \
+		"/metric/fsdax/rebind_memmap?variant=nosuch" /metric/a%2Fb/c \
+		"/%3Cscript%3Ealert(1)%3C/script%3E"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || return 1
+	done &&
+	[ "$(code / -X POST -d x=1)" = 405 ] &&
+	[ "$(code /run/1 -X DELETE)" = 405 ] &&
+	[ "$(code /run/1 -I)" = 200 ] &&
+	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
+		grep -qi "^content-type: text/css"
+}
