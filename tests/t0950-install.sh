@@ -347,7 +347,19 @@ under_unit() {
 		- "$u" "$@"
 }
 
-if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null ||
+# `make SANITIZE=1 check` passes SANITIZE=1 down to the make install
+# above: an ASan binary cannot start under the units' system-call filter
+# and MemoryDenyWriteExecute=, so those two cases are left to make test
+case "${MAKEFLAGS:-}" in
+*SANITIZE=1*) sanitized=1 ;;
+*) sanitized= ;;
+esac
+
+if [ -n "$sanitized" ]; then
+	test_skip "an ASan build cannot run within a unit's limits (make test runs these)" \
+		"the daemon and the build sandbox work within mmci.service"
+	test_skip "the same" "mmci ingest tree works within mmci-nightly.service"
+elif [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null ||
    ! command -v unshare >/dev/null ||
    ! python3 -c "import ctypes; ctypes.CDLL('libseccomp.so.2')" 2>/dev/null; then
 	test_count=$((test_count + 2))
