@@ -23,38 +23,7 @@ page() {
 
 test_expect 'a series with a hostile subject and sender' '
 	"$MMCI" init --no-tree &&
-	cat > hostile.mbox <<-\EOM &&
-	From mboxrd@z Thu Jan  1 00:00:00 1970
-	From: "Mallory <b>Bold</b>" <mallory@example.org>
-	Subject: [PATCH 0/1] <script>alert(1)</script> & "quotes"
-	Date: Mon, 01 Jan 2024 00:00:00 +0000
-	Message-Id: <cover-xss@example.org>
-
-	A cover letter.
-
-	From mboxrd@z Thu Jan  1 00:00:00 1970
-	From: "Mallory <b>Bold</b>" <mallory@example.org>
-	Subject: [PATCH 1/1] mm: <img src=x onerror=alert(2)> tweak
-	Date: Mon, 01 Jan 2024 00:00:01 +0000
-	Message-Id: <patch-xss@example.org>
-	In-Reply-To: <cover-xss@example.org>
-
-	Signed-off-by: Mallory <mallory@example.org>
-	---
-	 mm/x.c | 1 +
-	 1 file changed, 1 insertion(+)
-
-	diff --git a/mm/x.c b/mm/x.c
-	--- a/mm/x.c
-	+++ b/mm/x.c
-	@@ -1 +1,2 @@
-	 a
-	+b
-	--
-	2.39.2
-
-	EOM
-	"$MMCI" ingest hostile.mbox > out && cat out &&
+	"$MMCI" ingest "$SRC/tests/web-hostile.mbox" > out && cat out &&
 	[ "$(sql "SELECT title FROM series WHERE id = 1")" = \
 	  "<script>alert(1)</script> & \"quotes\"" ]
 '
