@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * series-job.c - the main job (series-job.h), one phase per function:
+ * prepare (tree, series, job, apply), kernels, measure, report.
+ */
+#include <jansson.h>
+
+#include "attribution.h"
+#include "compare.h"
+#include "ingest.h"
+#include "interrupt.h"
+#include "job.h"
+#include "series-job.h"
+#include "strbuf.h"
+#include "tree.h"
+#include "util.h"
+
+struct series_job {
+	const struct series_job_request *req;
+	struct db *db;
+	struct loaded_series ls;
+	struct measure m;
+	git_repository *repo;
+	git_oid base, *heads;
+	long long job;
+	double t0;
+};
+
+/* the options of the job, as JSON, so the web page and a resume see them */
+static char *job_params(const struct measure_args *ma, const char *file,
+			int per_patch)
+{
+	const struct run_opts *o = &ma->o;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i, "
+			      "s:b, s:s?, s:s?, s:s?}",
+			      "mbox", file, "workloads", o->workloads,
+			      "map", o->map, "fsdax_align", o->fsdax_align,
+			      "devdax_align", o->devdax_align, "iters",
+			      o->iters, "nvdimm_mib", (json_int_t)o->nvdimm_mib,
+			      "boots", ma->boots, "max_boots", ma->max_boots,
+			      "per_patch", per_patch, "config", ma->fragment,
+			      "clock", o->clock, "backing", o->backing);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+
+	json_decref(j);
+	return s;
+}
+
+/*
+ * vN against vN-1: the final run of the newest finished job of the
+ * previous version, when there is one measured the same way.
+ */
+static void print_versions(struct db *db, long long series_id,
+			   long long run_new, struct strbuf *out)
+{
+	long long prev = db_int(db, 0, "SELECT coalesce(previous_id, 0) FROM "
+				"series WHERE id = ?", "i", series_id);
+	long long prev_run;
+	struct run_comparison rc;
+
+	if (!prev)
+		return;
+	/* modes and set-ups are never mixed: same clock, workloads, VM */
+	prev_run = db_int(db, 0,
+		"SELECT r.id FROM runs r JOIN builds b ON b.id = r.build_id "
+		"JOIN jobs j ON j.id = r.job_id JOIN series s ON s.id = "
+		"b.series_id JOIN runs n ON n.id = ? WHERE b.series_id = ? AND "
+		"b.upto = s.total AND r.status = 'ok' AND j.status = 'done' "
+		"AND r.clock = n.clock AND r.accel = n.accel AND r.workloads "
+		"= n.workloads AND r.params = n.params AND r.nvdimm_mib = "
+		"n.nvdimm_mib AND r.vcpus = n.vcpus ORDER BY r.id DESC LIMIT 1",
+		"ii", run_new, prev);
+	strbuf_addf(out, "\nthis version against the previous one (series "
+		    "#%lld, v%lld):\n", prev,
+		    db_int(db, 0, "SELECT version FROM series WHERE id = ?",
+			   "i", prev));
+	if (!prev_run) {
+		strbuf_addstr(out, "  not measured yet the same way (clock, "
+			      "workloads, VM): run mmci test-series on it "
+			      "with the same options to compare\n");
+		return;
+	}
+	if (compare_runs(db, prev_run, run_new, &rc) < 0) {
+		strbuf_addf(out, "  not comparable: %s\n", last_error());
+		return;
+	}
+	compare_format(db, &rc, out);
+	run_comparison_release(&rc);
+}
+
+
+/* the tree, the series, the job, the patches applied: 0 or -1 */
+static int prepare(struct series_job *sj, struct measure_args *ma,
+		   const struct mmci_config *cfg)
+{
+	const struct series_job_request *req = sj->req;
+	struct loaded_series *ls = &sj->ls;
+	char *params;
+
+	if (tree_open(cfg->tree_dir, &sj->repo) < 0 ||
+	    tree_resolve(sj->repo, req->base, &sj->base) < 0)
+		return -1;
+	if (req->series_id) {
+		progress("loading series #%lld", req->series_id);
+		if (ingest_load_stored(sj->db, req->series_id, ls) < 0)
+			return -1;
+	} else {
+		progress("ingesting %s", req->file);
+		if (ingest_series_file(sj->db, req->file, ls) < 0)
+			return -1;
+	}
+	if (claims_store(sj->db, ls) < 0)
+		warning("the claims of series #%lld were not stored", ls->id);
+	params = job_params(ma, req->series_id ? "" : req->file,
+			    req->per_patch);
+	sj->job = job_start(sj->db, req->job, "series", ls->id, req->base,
+			    params);
+	free(params);
+	if (sj->job < 0)
+		return -1;
+	progress("job #%lld: series #%lld \"%s\"", sj->job, ls->id,
+		 ls->s.title);
+	sj->heads = xcalloc(ls->s.nr, sizeof(*sj->heads));
+	progress("applying %zu patch(es) on %s", ls->s.nr, req->base);
+	return apply_series(sj->db, sj->repo, ls, req->base, &sj->base,
+			    ls->s.nr, sj->heads);
+}
+
+/* base, (+1 .. +N-1,) +N: the kernels of the measure; 0 or -1 */
+static int add_kernels(struct series_job *sj)
+{
+	const struct loaded_series *ls = &sj->ls;
+	int n = (int)ls->s.nr, i, k;
+	char *label;
+
+	label = xstrfmt("base %s", sj->req->base);
+	k = measure_add(&sj->m, &sj->base, 0, 0, label);
+	free(label);
+	if (k < 0)
+		return -1;
+	for (i = sj->req->per_patch ? 1 : n; i <= n; i++) {
+		if (i < n)
+			label = xstrfmt("series #%lld v%d +%d/%d", ls->id,
+					ls->s.version, i, n);
+		else
+			label = xstrfmt("series #%lld v%d (%d patches)",
+					ls->id, ls->s.version, n);
+		k = measure_add(&sj->m, &sj->heads[i - 1], ls->id, i, label);
+		free(label);
+		if (k >= 0)
+			continue;
+		if (i == n)
+			return -1;
+		/* its effect shows up merged into the next patch's */
+		warning("patch %d/%d: no kernel (see above); its effect is "
+			"counted with the next patch's", i, n);
+	}
+	return 0;
+}
+
+/*
+ * Interleaved rounds, then more while a step (each kernel against the
+ * one before) or a cumulative effect (each against the base) is
+ * ambiguous. 0 when the base and the series have usable boots.
+ */
+static int measure_kernels(struct series_job *sj, struct measure_args *ma)
+{
+	struct measure *m = &sj->m;
+	struct measure_pair *pairs = xcalloc(2 * m->nr, sizeof(*pairs));
+	size_t np = 0, i;
+
+	for (i = 1; i < m->nr; i++) {
+		pairs[np++] = (struct measure_pair){ i - 1, i };
+		if (i > 1)
+			pairs[np++] = (struct measure_pair){ 0, i };
+	}
+	measure_args_resolve(ma, m);
+	measure_rounds(m, ma->boots);
+	measure_adapt(m, pairs, np, NULL, NULL, ma->max_boots);
+	free(pairs);
+	measure_finish(m);
+	if (run_finish(sj->db, m->k[0].run_id) <= 0 ||
+	    run_finish(sj->db, m->k[m->nr - 1].run_id) <= 0)
+		return error("no usable boot for run #%lld or #%lld: see "
+			     "'mmci show run ID'", m->k[0].run_id,
+			     m->k[m->nr - 1].run_id);
+	return 0;
+}
+
+/* the comparison, attribution, claims and versions on stdout; job ends */
+static int report(struct series_job *sj, const struct measure_args *ma,
+		  int *worse)
+{
+	const struct measure *m = &sj->m;
+	long long base_run = m->k[0].run_id, new_run = m->k[m->nr - 1].run_id;
+	struct run_comparison rc = { 0 };
+	struct attribution attr = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	char *result;
+
+	if (compare_runs(sj->db, base_run, new_run, &rc) < 0)
+		return -1;
+	printf("\nmmci test-series: %s\n", sj->ls.s.title);
+	compare_format(sj->db, &rc, &out);
+	if (m->extra_rounds)
+		strbuf_addf(&out, "adaptive repeats: %d more round(s) for "
+			    "ambiguous comparisons (budget %d boots per "
+			    "kernel)\n", m->extra_rounds, ma->max_boots);
+	if (sj->req->per_patch) {
+		strbuf_addch(&out, '\n');
+		if (attribution_load(sj->db, sj->job, &attr) < 0)
+			strbuf_addf(&out, "per-patch attribution: %s\n",
+				    last_error());
+		else
+			attribution_format(&attr, &out);
+	}
+	claims_format(sj->db, sj->ls.id, sj->req->per_patch ? &attr : NULL,
+		      &rc, &out);
+	print_versions(sj->db, sj->ls.id, new_run, &out);
+	fputs(out.buf, stdout);
+	printf("\ntook %.0f s; job #%lld; details: mmci show run %lld; mmci "
+	       "show run %lld\n", now_s() - sj->t0, sj->job, base_run,
+	       new_run);
+	result = xstrfmt("{\"base_run\":%lld,\"new_run\":%lld,\"worse\":%d,"
+			 "\"better\":%d,\"extra_rounds\":%d}", base_run,
+			 new_run, rc.worse, rc.better, m->extra_rounds);
+	job_end(sj->db, sj->job, 1, NULL, result);
+	*worse = rc.worse;
+	free(result);
+	attribution_release(&attr);
+	run_comparison_release(&rc);
+	strbuf_release(&out);
+	return 0;
+}
+
+int series_job_run(const struct mmci_config *cfg, struct db *db,
+		   struct measure_args *ma, const struct series_job_request *req,
+		   int *worse)
+{
+	struct series_job sj = { .req = req, .db = db, .job = req->job,
+				 .t0 = now_s() };
+	int ret = -1;
+
+	*worse = 0;
+	if (prepare(&sj, ma, cfg) < 0)
+		goto fail;
+	ma->o.job_id = sj.job;
+	measure_init(&sj.m, cfg, db, sj.repo, ma->fragment, &ma->o);
+	if (add_kernels(&sj) < 0 || measure_kernels(&sj, ma) < 0 ||
+	    report(&sj, ma, worse) < 0)
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	measure_finish(&sj.m);	/* no run of the job is left 'running' */
+	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
+	if (sj.job > 0 && !(req->job && interrupted()))
+		job_end(db, sj.job, 0, interrupt_or_last_error(), NULL);
+out:
+	measure_release(&sj.m);
+	loaded_series_release(&sj.ls);
+	free(sj.heads);
+	git_repository_free(sj.repo);
+	return ret;
+}

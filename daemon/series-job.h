@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * series-job.h - the main job: a series against its base.
+ *
+ * ingest -> apply -> build base and base+series (with per_patch also
+ * base+1 .. base+N-1) -> boot them in interleaved rounds (base, +1, ..,
+ * +N, base, ...: host drift hits all alike) -> more rounds while a
+ * comparison is ambiguous, within max_boots -> store -> compare the
+ * series with its base, each patch with the step before, the claims of
+ * the mails with the measurements, and this version with the previous
+ * one. Everything belongs to one 'series' job.
+ */
+#ifndef MMCI_SERIES_JOB_H
+#define MMCI_SERIES_JOB_H
+
+#include "config.h"
+#include "db.h"
+#include "measure.h"
+
+struct series_job_request {
+	const char *file;	/* an mbox, or NULL with series_id */
+	long long series_id;	/* a stored series, or 0 */
+	const char *base;	/* a ref of the tree */
+	int per_patch;
+	long long job;		/* a queued job of the daemon, or 0 */
+};
+
+/*
+ * Run the job; its tables on stdout. 0 with *worse = the number of
+ * metrics that got worse, -1 on an error (the job failed, said why).
+ */
+int series_job_run(const struct mmci_config *cfg, struct db *db,
+		   struct measure_args *ma, const struct series_job_request *req,
+		   int *worse);
+
+#endif
