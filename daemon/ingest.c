@@ -535,21 +535,18 @@ static void note(struct strbuf *sb, const char *what)
 	strbuf_addstr(sb, what);
 }
 
-int ingest_thread(struct db *db, const char *buf, size_t len,
-		  const struct ingest_source *src, struct loaded_series *ls,
-		  struct ingest_report *rep)
+/*
+ * Parse the mbox and find its series: 0, or -1 when it is not mail.
+ * ls->s is released when the thread holds no series (rep->has_series 0).
+ */
+static int parse_thread(const char *buf, size_t len,
+			const struct ingest_source *src,
+			struct loaded_series *ls, struct ingest_report *rep,
+			struct strbuf *tp)
 {
 	struct series *s = &ls->s;
-	enum mail_role *role = NULL;
-	struct id_index ix = { 0 };
-	struct strbuf tp = STRBUF_INIT, missing = STRBUF_INIT;
-	char sha[41];
-	size_t i, j;
-	int ret = -1, found;
+	size_t i;
 
-	memset(ls, 0, sizeof(*ls));
-	memset(rep, 0, sizeof(*rep));
-	hash_hex(buf, len, sha);
 	if (mbox_parse(buf, len, &ls->mails, &ls->nr_mails) < 0 ||
 	    !ls->nr_mails) {
 		if (src->damage)
@@ -561,7 +558,7 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 		struct mail *last = &ls->mails[ls->nr_mails - 1];
 		char *was = last->problem;
 
-		note(&tp, src->damage);
+		note(tp, src->damage);
 		/* the damage cut the mbox inside or right after this mail */
 		last->problem = xstrfmt("%s%sthe mbox ends here (%s)",
 					was ? was : "", was ? "; " : "",
@@ -581,10 +578,20 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 						     s);
 	if (!rep->has_series) {
 		series_release(s);
-		note(&tp, "no patch series in the thread");
+		note(tp, "no patch series in the thread");
 	}
+	return 0;
+}
 
-	role = xcalloc(ls->nr_mails, sizeof(*role));
+/* what each mail is to the series; the trailer counts of the report */
+static enum mail_role *classify_mails(const struct loaded_series *ls,
+				      struct ingest_report *rep)
+{
+	const struct series *s = &ls->s;
+	enum mail_role *role = xcalloc(ls->nr_mails, sizeof(*role));
+	struct id_index ix = { 0 };
+	size_t i, j;
+
 	if (rep->has_series) {
 		for (i = 0; i < ls->nr_mails; i++) {
 			struct mail *m = &ls->mails[i];
@@ -619,62 +626,18 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 			role[i] = ROLE_REPLY;
 		patch_subject_release(&ps);
 	}
-	if (tp.len)
-		rep->problem = xstrdup(tp.buf);
+	id_index_release(&ix);
+	return role;
+}
 
-	/*
-	 * "Stored before?" inside the write transaction: the same mbox read
-	 * by ten processes at once is stored once (asked before BEGIN
-	 * IMMEDIATE, 7 to 10 copies were). threads.source_sha1 and
-	 * series.source_sha1 are unique (schema/0009-unique-sha1.sql).
-	 */
-	ls->id = 0;
-	if (db_begin(db) < 0)
-		goto out;
-	found = db_int_checked(db, &rep->thread_id, "SELECT id FROM threads "
-			       "WHERE source_sha1 = ?", "t", sha);
-	if (found < 0)
-		goto rollback;
-	if (found) {
-		db_rollback(db);	/* nothing written */
-		rep->existing = 1;
-		ls->id = db_int(db, 0, "SELECT series_id FROM threads WHERE "
-				"id = ?", "i", rep->thread_id);
-		rep->nr_problem_messages = db_int(db, 0, "SELECT count(*) FROM "
-				"messages WHERE thread_id = ? AND problem IS "
-				"NOT NULL", "i", rep->thread_id);
-		if (ls->id)
-			read_previous(db, ls->id, &rep->previous);
-		ret = 0;
-		goto out;
-	}
-	/* a series read from this very file (`mmci test-series FILE`) */
-	found = !rep->has_series ? 0 :
-		db_int_checked(db, &ls->id, "SELECT id FROM series WHERE "
-			       "source_sha1 = ?", "t", sha);
-	if (found < 0)
-		goto rollback;
-	if (found && db_run(db, "UPDATE series SET source_url = "
-			    "coalesce(source_url, ?), fetched_at = "
-			    "coalesce(fetched_at, ?), is_rfc = ?, nr_found = "
-			    "?, missing = ? WHERE id = ?", "tdiiti", src->url,
-			    src->fetched_at, (long long)s->is_rfc,
-			    (long long)s->nr, missing_list(s, &missing),
-			    ls->id) < 0)
-		goto rollback;
-	if (!found && rep->has_series) {
-		ls->id = store_thread_series(db, sha, src, s, src->damage);
-		if (ls->id < 0)
-			goto rollback;
-	}
-	if (db_run(db, "INSERT INTO threads (source, source_url, cache_path, "
-		   "source_sha1, fetched_at, nr_messages, series_id, problem, "
-		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "tttt"
-		   "diItd", src->source, src->url, src->cache_path, sha,
-		   src->fetched_at, (long long)ls->nr_mails, ls->id,
-		   rep->problem, (double)time(NULL)) < 0)
-		goto rollback;
-	rep->thread_id = db_last_id(db);
+/* one row of messages per mail, with its role and problems: 0 or -1 */
+static int store_messages(struct db *db, const struct loaded_series *ls,
+			  const enum mail_role *role,
+			  struct ingest_report *rep)
+{
+	const struct series *s = &ls->s;
+	size_t i, j;
+
 	for (i = 0; i < ls->nr_mails; i++) {
 		const struct mail *m = &ls->mails[i];
 		struct strbuf pb = STRBUF_INIT, from = STRBUF_INIT;
@@ -715,31 +678,124 @@ int ingest_thread(struct db *db, const char *buf, size_t len,
 		strbuf_release(&pb);
 		strbuf_release(&from);
 		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/* a thread stored before: what the report says of it */
+static void read_existing(struct db *db, struct loaded_series *ls,
+			  struct ingest_report *rep)
+{
+	rep->existing = 1;
+	ls->id = db_int(db, 0, "SELECT series_id FROM threads WHERE id = ?",
+			"i", rep->thread_id);
+	rep->nr_problem_messages = db_int(db, 0, "SELECT count(*) FROM "
+			"messages WHERE thread_id = ? AND problem IS NOT NULL",
+			"i", rep->thread_id);
+	if (ls->id)
+		read_previous(db, ls->id, &rep->previous);
+}
+
+/*
+ * The thread, its series and its messages, in one transaction. "Stored
+ * before?" is asked inside it: the same mbox read by ten processes at
+ * once is stored once (asked before BEGIN IMMEDIATE, 7 to 10 copies
+ * were). threads.source_sha1 and series.source_sha1 are unique
+ * (schema/0009-unique-sha1.sql). 0 or -1 (nothing written).
+ */
+static int store_thread(struct db *db, const char *sha,
+			const struct ingest_source *src,
+			struct loaded_series *ls, const enum mail_role *role,
+			struct ingest_report *rep)
+{
+	const struct series *s = &ls->s;
+	struct strbuf missing = STRBUF_INIT;
+	int found;
+
+	ls->id = 0;
+	if (db_begin(db) < 0)
+		return -1;
+	found = db_int_checked(db, &rep->thread_id, "SELECT id FROM threads "
+			       "WHERE source_sha1 = ?", "t", sha);
+	if (found < 0)
+		goto rollback;
+	if (found) {
+		db_rollback(db);	/* nothing written */
+		read_existing(db, ls, rep);
+		return 0;
+	}
+	/* a series read from this very file (`mmci test-series FILE`) */
+	found = !rep->has_series ? 0 :
+		db_int_checked(db, &ls->id, "SELECT id FROM series WHERE "
+			       "source_sha1 = ?", "t", sha);
+	if (found < 0)
+		goto rollback;
+	if (found && db_run(db, "UPDATE series SET source_url = "
+			    "coalesce(source_url, ?), fetched_at = "
+			    "coalesce(fetched_at, ?), is_rfc = ?, nr_found = "
+			    "?, missing = ? WHERE id = ?", "tdiiti", src->url,
+			    src->fetched_at, (long long)s->is_rfc,
+			    (long long)s->nr, missing_list(s, &missing),
+			    ls->id) < 0)
+		goto rollback;
+	if (!found && rep->has_series) {
+		ls->id = store_thread_series(db, sha, src, s, src->damage);
+		if (ls->id < 0)
 			goto rollback;
 	}
-	if (db_commit(db) < 0)
-		goto out;
-	ret = 0;
-	if (ls->id > 0) {
-		int n;
+	if (db_run(db, "INSERT INTO threads (source, source_url, cache_path, "
+		   "source_sha1, fetched_at, nr_messages, series_id, problem, "
+		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "tttt"
+		   "diItd", src->source, src->url, src->cache_path, sha,
+		   src->fetched_at, (long long)ls->nr_mails, ls->id,
+		   rep->problem, (double)time(NULL)) < 0)
+		goto rollback;
+	rep->thread_id = db_last_id(db);
+	if (store_messages(db, ls, role, rep) < 0)
+		goto rollback;
+	strbuf_release(&missing);
+	return db_commit(db);
+rollback:
+	db_rollback(db);
+	strbuf_release(&missing);
+	return -1;
+}
 
+int ingest_thread(struct db *db, const char *buf, size_t len,
+		  const struct ingest_source *src, struct loaded_series *ls,
+		  struct ingest_report *rep)
+{
+	enum mail_role *role;
+	struct strbuf tp = STRBUF_INIT;
+	char sha[41];
+	int n;
+
+	memset(ls, 0, sizeof(*ls));
+	memset(rep, 0, sizeof(*rep));
+	hash_hex(buf, len, sha);
+	if (parse_thread(buf, len, src, ls, rep, &tp) < 0) {
+		strbuf_release(&tp);
+		return -1;
+	}
+	role = classify_mails(ls, rep);
+	if (tp.len)
+		rep->problem = xstrdup(tp.buf);
+	strbuf_release(&tp);
+	if (store_thread(db, sha, src, ls, role, rep) < 0) {
+		free(role);
+		ls->id = 0;
+		return -1;
+	}
+	free(role);
+	if (ls->id > 0 && !rep->existing) {
 		/* the rows are in: a failed link is reported, not fatal */
 		if (ingest_link_versions(db, ls, rep) < 0)
 			warning("series #%lld: versions not linked", ls->id);
 		n = notice_link_series(db, ls->id);
 		rep->nr_notices = n > 0 ? n : 0;
 	}
-	goto out;
-rollback:
-	db_rollback(db);
-out:
-	id_index_release(&ix);
-	strbuf_release(&tp);
-	strbuf_release(&missing);
-	free(role);
-	if (ret < 0)
-		ls->id = 0;
-	return ret;
+	return 0;
 }
 
 /*
