@@ -1,270 +1,225 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * web.c - the read-only web pages (see web.h for the list).
+ * web.c - serve the rendered pages (render.h) over HTTP with
+ * libmicrohttpd, and keep the render worker running.
  *
- * Workload: a handful of people looking at results, a few requests a
- * minute, while the daemon writes runs next door. libmicrohttpd runs one
- * thread per connection (at most WEB_MAX_CONNECTIONS); each request opens
- * the database read-only (PRAGMA query_only too) with a busy timeout,
- * renders one page into a strbuf and closes it again, so no state is
- * shared between requests but the immutable struct web_server.
- *
- * Rules of this file: every string that comes from the database or the
- * URL goes through html_esc() (or url_esc() inside an href) - subjects and
- * names come from mail, metric names from the guest; numbers are printed
- * with formats. No die() here: a failing query gives an error line on the
- * page, never a dead server.
+ * Workload: people and crawlers on the internet, some of them slow or
+ * hostile: hundreds of connections, most idle or trickling a header.
+ * libmicrohttpd runs in epoll mode on a few threads (WEB_THREADS); a
+ * connection costs a file descriptor and a little memory, not a thread,
+ * so slow clients do not keep others out (measured in bench/web.sh). A
+ * request maps its URL onto a file under <data>/www and sends it; it
+ * never opens the database or forks. A page that is not written yet is
+ * queued for the render worker (www/.queue/) and answered with 503 and
+ * Refresh. The worker is a child process (`mmci web --render-loop`),
+ * spawned with posix_spawn() (this process has threads: no fork() and
+ * malloc in the child) and started again by a watcher thread when it
+ * dies.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "compare.h"
 #include "config.h"
-#include "db.h"
-#include "run-command.h"
-#include "stats.h"
+#include "fsutil.h"
+#include "render.h"
 #include "strbuf.h"
 #include "util.h"
-#include "attribution.h"
 #include "web.h"
 
-#define WEB_MAX_CONNECTIONS 16
-#define WEB_CONN_TIMEOUT 30		/* s */
-#define WEB_BUSY_MS 5000		/* ms a page waits for a writer */
-#define WEB_LIST_LIMIT 50		/* rows in the lists of / */
-#define WEB_TREND_RUNS 500		/* newest runs on a metric page */
-#define WEB_CONSOLE_TAIL (48 * 1024)	/* bytes of console log shown */
-#define WEB_MAX_PLOTS 12		/* metric panels on a compare page */
-#define PLOT_TIMEOUT 20			/* s for one gnuplot */
+#define WEB_THREADS 4			/* epoll threads */
+#define WEB_MAX_CONNECTIONS 4000	/* all clients */
+#define WEB_PER_IP 8			/* connections of one address */
+#define WEB_CONN_TIMEOUT 10		/* s a connection may stay silent */
+#define WEB_QUEUE_MAX 64		/* pages queued for the worker */
+#define WEB_RETRY_S 2			/* Refresh of a page being rendered */
+#define RENDER_RESTART_S 2		/* s between starts of the worker */
+
+extern char **environ;
 
 struct web_server {
 	struct MHD_Daemon *mhd;
-	char *db_path;
-	char *gnuplot;		/* absolute path, NULL when not installed */
-	struct strbuf css;
+	char *www;		/* <data>/www */
+	int www_fd;		/* open directory of www */
+	char *exe;		/* this binary, for the worker */
+	char **render_env;	/* environ without secrets, + MMCI_DB, MMCI_DATA */
+	pid_t render_pid;	/* 0: not running */
+	pthread_t watcher;
+	int have_watcher;
+	volatile int stopping;
 	int port;
 };
 
-/* one request: its own database handle and output */
-struct page {
-	const struct web_server *ws;
-	struct db db;
-	struct strbuf out;
-	int status;		/* HTTP status */
-};
+static const char *const url_kinds[] = { "run", "series" };
 
-/* ---- escaping and formatting ---------------------------------------- */
+/* ---- responses ------------------------------------------------------- */
+
+static void add_headers(struct MHD_Response *resp, const char *type)
+{
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY,
+				"default-src 'none'; style-src 'self' "
+				"'unsafe-inline'; img-src 'self' data:; "
+				"form-action 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+				"no-cache");
+}
+
+/* a page made here: 404, 405, 503 */
+static enum MHD_Result queue_page(struct MHD_Connection *conn, int status,
+				  const char *title, const char *msg)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t len;
+	char *buf;
+
+	render_error_page(&out, title, msg);
+	buf = strbuf_detach(&out, &len);
+	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(buf);
+		return MHD_NO;
+	}
+	add_headers(resp, "text/html; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
+					"GET, HEAD");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE) {
+		char secs[16];
+
+		xsnprintf(secs, sizeof(secs), "%d", WEB_RETRY_S);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+		MHD_add_response_header(resp, "Refresh", secs);
+	}
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result not_found(struct MHD_Connection *conn, const char *msg)
+{
+	return queue_page(conn, MHD_HTTP_NOT_FOUND, "404 not found", msg);
+}
+
+static enum MHD_Result being_rendered(struct MHD_Connection *conn)
+{
+	return queue_page(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			  "being rendered",
+			  "this page is being rendered: it reloads by itself "
+			  "in a few seconds");
+}
+
+/* www/@rel as the response, or -1 when there is no such file */
+static int queue_file(const struct web_server *ws,
+		      struct MHD_Connection *conn, const char *rel,
+		      enum MHD_Result *ret)
+{
+	int fd = openat(ws->www_fd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct MHD_Response *resp;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	resp = MHD_create_response_from_fd((size_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		*ret = MHD_NO;
+		return 0;
+	}
+	add_headers(resp, ends_with(rel, ".css") ? "text/css; charset=utf-8" :
+			  "text/html; charset=utf-8");
+	*ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return 0;
+}
+
+/* ---- pages not written yet ------------------------------------------- */
+
+/* the newest run and series the renderer saw (www/.ids); -1: not yet */
+static long long newest(const struct web_server *ws, const char *kind)
+{
+	char buf[128];
+	long long runs = -1, series = -1;
+	int fd = openat(ws->www_fd, ".ids", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "runs %lld series %lld", &runs, &series) != 2)
+		return -1;
+	return !strcmp(kind, "run") ? runs : series;
+}
+
+/* ask the worker for a page: an empty file www/.queue/@name */
+static void ask_worker(const struct web_server *ws, const char *name)
+{
+	char *dir = xstrfmt("%s/.queue", ws->www), *p;
+	DIR *d = opendir(dir);
+	int n = 0, fd;
+
+	while (d && readdir(d) && n <= WEB_QUEUE_MAX + 2)
+		n++;
+	if (d)
+		closedir(d);
+	if (n <= WEB_QUEUE_MAX + 2) {	/* "." and ".." */
+		p = xstrfmt("%s/%s", dir, name);
+		fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		free(p);
+	}
+	free(dir);
+}
 
 /*
- * The only way a string from the database or the URL reaches a page:
- * @len bytes of @s, which may hold NUL bytes (a console log written by a
- * guest whose kernel came from an untrusted patch). A NUL is shown as
- * U+2400 SYMBOL FOR NULL, so what follows it stays on the page.
+ * No file for run/series @id: one the renderer knows of is being
+ * rendered (and is asked for), a newer one does not exist.
  */
-static void html_esc_mem(struct strbuf *sb, const char *s, size_t len)
+static enum MHD_Result missing(const struct web_server *ws,
+			       struct MHD_Connection *conn, const char *kind,
+			       long long id)
 {
-	const char *end = s + len;
+	long long max = newest(ws, kind);
+	char *msg, *name;
+	enum MHD_Result ret;
 
-	for (; s < end; s++) {
-		unsigned char c = *s;
-
-		switch (c) {
-		case '\0': strbuf_addstr(sb, "\xe2\x90\x80"); break; /* U+2400 */
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&#39;"); break;
-		case '\n':
-		case '\t':
-			strbuf_addch(sb, c);
-			break;
-		default:
-			/* control characters (console escapes, \r) are dropped */
-			if (c >= 0x20 && c != 0x7f)
-				strbuf_addch(sb, c);
-		}
+	if (max >= 0 && id > max) {
+		msg = xstrfmt("no %s #%lld", kind, id);
+		ret = not_found(conn, msg);
+		free(msg);
+		return ret;
 	}
+	name = xstrfmt("%s_%lld", kind, id);
+	ask_worker(ws, name);
+	free(name);
+	return being_rendered(conn);
 }
 
-static void html_esc(struct strbuf *sb, const char *s)
-{
-	html_esc_mem(sb, s, strlen(s));
-}
-
-static void h(struct page *pg, const char *s)
-{
-	html_esc(&pg->out, s);
-}
-
-/* percent-encode one path segment or query value */
-static void url_esc(struct strbuf *sb, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("-._~", c)) {
-			strbuf_addch(sb, c);
-		} else {
-			strbuf_addch(sb, '%');
-			strbuf_addch(sb, hex[c >> 4]);
-			strbuf_addch(sb, hex[c & 15]);
-		}
-	}
-}
-
-static void add_time(struct strbuf *sb, double t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[32];
-
-	if (t <= 0 || !gmtime_r(&tt, &tm) ||
-	    !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &tm)) {
-		strbuf_addch(sb, '-');
-		return;
-	}
-	strbuf_addstr(sb, buf);
-}
-
-static void add_num(struct page *pg, double v)
-{
-	strbuf_addnum(&pg->out, v, 0);
-}
-
-/* <td>escaped text</td> */
-static void td(struct page *pg, const char *s)
-{
-	strbuf_addstr(&pg->out, "<td>");
-	h(pg, s);
-	strbuf_addstr(&pg->out, "</td>");
-}
-
-static void td_num(struct page *pg, double v)
-{
-	strbuf_addstr(&pg->out, "<td class=\"num\">");
-	add_num(pg, v);
-	strbuf_addstr(&pg->out, "</td>");
-}
-
-static void td_time(struct page *pg, double t)
-{
-	strbuf_addstr(&pg->out, "<td class=\"time\">");
-	add_time(&pg->out, t);
-	strbuf_addstr(&pg->out, "</td>");
-}
-
-/* a status cell coloured by its value (ok, failed, running, queued...) */
-static void td_status(struct page *pg, const char *status)
-{
-	strbuf_addstr(&pg->out, "<td class=\"st st-");
-	url_esc(&pg->out, status);
-	strbuf_addstr(&pg->out, "\">");
-	h(pg, status);
-	strbuf_addstr(&pg->out, "</td>");
-}
-
-static void th_row(struct page *pg, const char *const *names, size_t nr)
-{
-	size_t i;
-
-	strbuf_addstr(&pg->out, "<thead><tr>");
-	for (i = 0; i < nr; i++)
-		strbuf_addf(&pg->out, "<th>%s</th>", names[i]);
-	strbuf_addstr(&pg->out, "</tr></thead>\n");
-}
-
-/* one row of a key/value table: the key is a literal, the value escaped */
-static void kv(struct page *pg, const char *key, const char *value)
-{
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td>", key);
-	h(pg, value && *value ? value : "-");
-	strbuf_addstr(&pg->out, "</td></tr>\n");
-}
-
-static void kv_time(struct page *pg, const char *key, double t)
-{
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td>", key);
-	add_time(&pg->out, t);
-	strbuf_addstr(&pg->out, " UTC</td></tr>\n");
-}
-
-static void metric_href(struct page *pg, const char *workload,
-			const char *variant, const char *metric)
-{
-	strbuf_addstr(&pg->out, "/metric/");
-	url_esc(&pg->out, workload);
-	strbuf_addch(&pg->out, '/');
-	url_esc(&pg->out, metric);
-	if (*variant) {
-		strbuf_addstr(&pg->out, "?variant=");
-		url_esc(&pg->out, variant);
-	}
-}
-
-/* ---- page frame ------------------------------------------------------ */
-
-static void page_begin(struct page *pg, const char *title)
-{
-	strbuf_addstr(&pg->out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		      "<meta charset=\"utf-8\">\n"
-		      "<meta name=\"viewport\" content=\"width=device-width\">\n"
-		      "<title>");
-	h(pg, title);
-	strbuf_addstr(&pg->out, " - mmci</title>\n"
-		      "<link rel=\"stylesheet\" href=\"/style.css\">\n"
-		      "</head>\n<body>\n<nav><a href=\"/\">mmci</a> "
-		      "<span>Linux mm performance CI</span></nav>\n<main>\n"
-		      "<h1>");
-	h(pg, title);
-	strbuf_addstr(&pg->out, "</h1>\n");
-}
-
-static void page_end(struct page *pg)
-{
-	strbuf_addstr(&pg->out, "</main>\n<footer>mmci, read-only; times "
-		      "are UTC</footer>\n</body>\n</html>\n");
-}
-
-/* an error line inside a page that otherwise works */
-static void page_note_error(struct page *pg, const char *what)
-{
-	strbuf_addstr(&pg->out, "<p class=\"err\">");
-	h(pg, what);
-	strbuf_addstr(&pg->out, "</p>\n");
-}
-
-/* replace whatever was rendered by an error page */
-static void page_fail(struct page *pg, int status, const char *title,
-		      const char *msg)
-{
-	strbuf_reset(&pg->out);
-	pg->status = status;
-	page_begin(pg, title);
-	strbuf_addstr(&pg->out, "<p class=\"err\" id=\"error\">");
-	h(pg, msg);
-	strbuf_addstr(&pg->out, "</p>\n<p><a href=\"/\">recent runs</a></p>\n");
-	page_end(pg);
-}
-
-static void not_found(struct page *pg, const char *what)
-{
-	page_fail(pg, MHD_HTTP_NOT_FOUND, "404 not found", what);
-}
-
-/* ---- input ----------------------------------------------------------- */
+/* ---- routes ---------------------------------------------------------- */
 
 /* a positive decimal id, canonical: no sign, no leading zero, no junk */
 static int parse_id(const char *s, long long *out)
@@ -277,1519 +232,95 @@ static int parse_id(const char *s, long long *out)
 	return 0;
 }
 
-/* workload and metric names as the runner makes them */
-static int valid_name(const char *s)
+static enum MHD_Result route(const struct web_server *ws,
+			     struct MHD_Connection *conn, const char *url)
 {
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			  "0123456789_.-");
-
-	return n && !s[n] && n <= 64;
-}
-
-/* ---- plots: SVG from gnuplot ----------------------------------------- */
-
-struct plot_line {
-	char *title;
-	double *x, *y;
-	size_t nr, alloc;
-};
-
-struct plot {
-	char *title, *xlabel, *ylabel;
-	int time_x;		/* x is Unix time */
-	struct plot_line *lines;
-	size_t nr, alloc;
-};
-
-static struct plot_line *plot_line(struct plot *p, const char *title)
-{
-	struct plot_line *l;
-
-	ALLOC_GROW(p->lines, p->nr + 1, p->alloc);
-	l = &p->lines[p->nr++];
-	memset(l, 0, sizeof(*l));
-	l->title = xstrdup(title);
-	return l;
-}
-
-static void plot_point(struct plot_line *l, double x, double y)
-{
-	size_t alloc = l->alloc;
-
-	ALLOC_GROW(l->x, l->nr + 1, alloc);
-	ALLOC_GROW(l->y, l->nr + 1, l->alloc);
-	l->x[l->nr] = x;
-	l->y[l->nr++] = y;
-}
-
-static void plot_release(struct plot *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr; i++) {
-		free(p->lines[i].title);
-		free(p->lines[i].x);
-		free(p->lines[i].y);
-	}
-	free(p->lines);
-	free(p->title);
-	free(p->xlabel);
-	free(p->ylabel);
-	memset(p, 0, sizeof(*p));
-}
-
-/* a gnuplot string literal: only characters that need no quoting */
-static void gp_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '"');
-	for (; s && *s; s++)
-		strbuf_addch(sb, isalnum((unsigned char)*s) ||
-				 strchr(" _.,:;=+#/()%<>&-", *s) ? *s : '_');
-	strbuf_addch(sb, '"');
-}
-
-static int write_file(const char *path, const struct strbuf *sb)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ssize_t n;
-
-	if (fd < 0)
-		return error_errno("cannot create '%s'", path);
-	n = write(fd, sb->buf, sb->len);
-	if (close(fd) < 0 || n != (ssize_t)sb->len)
-		return error_errno("cannot write '%s'", path);
-	return 0;
-}
-
-/*
- * plot_svg - draw @nr panels (one below the other, @height px each) into
- * one SVG element appended to @svg. Returns 0, or -1 with @why set.
- */
-static int plot_svg(const struct web_server *ws, struct plot *plots,
-		    size_t nr, int height, struct strbuf *svg,
-		    struct strbuf *why)
-{
-	struct strbuf data = STRBUF_INIT, gp = STRBUF_INIT, out = STRBUF_INIT;
-	char dir[] = "/tmp/mmci-web-XXXXXX";
-	char *data_p = NULL, *gp_p = NULL, *svg_p = NULL, *log_p = NULL;
-	const char *argv[4];
-	size_t i, j, k, index = 0, panels = 0;
-	const char *start;
-	int ret = -1, rc;
-
-	if (!ws->gnuplot) {
-		strbuf_addstr(why, "no plot: gnuplot is not installed "
-			      "(Debian package gnuplot-nox)");
-		return -1;
-	}
-	for (i = 0; i < nr; i++)
-		for (j = 0; j < plots[i].nr; j++)
-			if (plots[i].lines[j].nr) {
-				panels++;
-				break;
-			}
-	if (!panels) {
-		strbuf_addstr(why, "no plot: no data");
-		return -1;
-	}
-	if (!mkdtemp(dir)) {
-		strbuf_addf(why, "no plot: cannot create a temporary "
-			    "directory: %s", strerror(errno));
-		return -1;
-	}
-	data_p = xstrfmt("%s/data", dir);
-	gp_p = xstrfmt("%s/plot.gp", dir);
-	svg_p = xstrfmt("%s/plot.svg", dir);
-	log_p = xstrfmt("%s/log", dir);
-
-	strbuf_addf(&gp, "set terminal svg size 900,%d dynamic noenhanced "
-		    "font \"sans,10\" background rgb \"white\"\n"
-		    "set output '%s'\n", height * (int)panels, svg_p);
-	if (panels > 1)
-		strbuf_addf(&gp, "set multiplot layout %zu,1\n", panels);
-	for (i = 0; i < nr; i++) {
-		struct plot *p = &plots[i];
-		int first = 1;
-
-		for (j = 0; j < p->nr && !p->lines[j].nr; j++)
-			;
-		if (j == p->nr)
-			continue;
-		strbuf_addstr(&gp, "set title ");
-		gp_str(&gp, p->title);
-		strbuf_addstr(&gp, "\nset xlabel ");
-		gp_str(&gp, p->xlabel);
-		strbuf_addstr(&gp, "\nset ylabel ");
-		gp_str(&gp, p->ylabel);
-		strbuf_addstr(&gp, "\nset grid\nset key below\n");
-		if (p->time_x)
-			strbuf_addstr(&gp, "set xdata time\nset timefmt \"%s\"\n"
-				      "set format x \"%m-%d\\n%H:%M\"\n");
-		else
-			strbuf_addstr(&gp, "set xdata\nset format x \"% h\"\n"
-				      "set xtics 1\n");
-		strbuf_addstr(&gp, "plot ");
-		for (j = 0; j < p->nr; j++) {
-			struct plot_line *l = &p->lines[j];
-
-			if (!l->nr)
-				continue;
-			for (k = 0; k < l->nr; k++)
-				strbuf_addf(&data, "%.17g %.17g\n", l->x[k],
-					    l->y[k]);
-			strbuf_addstr(&data, "\n\n");
-			strbuf_addf(&gp, "%s'%s' index %zu using 1:2 with "
-				    "linespoints pt 7 ps 0.7 title ",
-				    first ? "" : ", ", data_p, index++);
-			gp_str(&gp, l->title);
-			first = 0;
-		}
-		strbuf_addch(&gp, '\n');
-	}
-	if (panels > 1)
-		strbuf_addstr(&gp, "unset multiplot\n");
-	if (write_file(data_p, &data) < 0 || write_file(gp_p, &gp) < 0) {
-		strbuf_addstr(why, "no plot: cannot write its input");
-		goto out;
-	}
-
-	{
-		struct child_process cmd = CHILD_PROCESS_INIT;
-
-		argv[0] = ws->gnuplot;
-		argv[1] = "-d";		/* no ~/.gnuplot */
-		argv[2] = gp_p;
-		argv[3] = NULL;
-		cmd.argv = argv;
-		cmd.log_path = log_p;
-		cmd.timeout_s = PLOT_TIMEOUT;
-		rc = run_command(&cmd);
-	}
-	if (rc) {
-		struct strbuf log = STRBUF_INIT;
-
-		strbuf_read_file(&log, log_p, 0);
-		strbuf_trim(&log);
-		strbuf_addf(why, "no plot: gnuplot failed (exit %d)%s%s", rc,
-			    log.len ? ": " : "", log.buf);
-		strbuf_release(&log);
-		goto out;
-	}
-	if (strbuf_read_file(&out, svg_p, 0) < 0 ||
-	    !(start = strstr(out.buf, "<svg"))) {
-		strbuf_addstr(why, "no plot: gnuplot wrote no SVG");
-		goto out;
-	}
-	strbuf_addstr(svg, start);
-	ret = 0;
-out:
-	unlink(data_p);
-	unlink(gp_p);
-	unlink(svg_p);
-	unlink(log_p);
-	rmdir(dir);
-	free(data_p);
-	free(gp_p);
-	free(svg_p);
-	free(log_p);
-	strbuf_release(&data);
-	strbuf_release(&gp);
-	strbuf_release(&out);
-	return ret;
-}
-
-/* the plot in a <figure>, or why there is none */
-static void add_plot(struct page *pg, struct plot *plots, size_t nr,
-		     int height, const char *caption)
-{
-	struct strbuf svg = STRBUF_INIT, why = STRBUF_INIT;
-
-	if (plot_svg(pg->ws, plots, nr, height, &svg, &why) < 0) {
-		strbuf_addstr(&pg->out, "<p class=\"note\" id=\"noplot\">");
-		h(pg, why.buf);
-		strbuf_addstr(&pg->out, "</p>\n");
-	} else {
-		strbuf_addstr(&pg->out, "<figure class=\"plot\" id=\"plot\">\n");
-		strbuf_addbuf(&pg->out, &svg);
-		strbuf_addstr(&pg->out, "\n<figcaption>");
-		h(pg, caption);
-		strbuf_addstr(&pg->out, "</figcaption></figure>\n");
-	}
-	strbuf_release(&svg);
-	strbuf_release(&why);
-}
-
-/* ---- small numeric helpers ------------------------------------------- */
-
-struct values {
-	double *v;
-	size_t nr, alloc;
-};
-
-static void values_add(struct values *vs, double v)
-{
-	ALLOC_GROW(vs->v, vs->nr + 1, vs->alloc);
-	vs->v[vs->nr++] = v;
-}
-
-static double median_of(const struct values *vs)
-{
-	struct summary s;
-
-	if (!vs->nr || summarize(vs->v, vs->nr, &s) < 0)
-		return NAN;
-	return s.median;
-}
-
-/* ---- / --------------------------------------------------------------- */
-
-static void index_runs(struct page *pg)
-{
-	static const char *const cols[] = {
-		"run", "started", "label", "kernel", "status", "mode",
-		"boots ok", "samples", "error",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.id, r.started_at, r.label, r.kernel_release, "
-		"r.status, r.accel || '/' || r.clock, (SELECT count(*) FROM "
-		"boots b WHERE b.run_id = r.id AND b.status = 'ok') || '/' || "
-		"(SELECT count(*) FROM boots b WHERE b.run_id = r.id), "
-		"(SELECT count(*) FROM samples s WHERE s.run_id = r.id), "
-		"r.error FROM runs r ORDER BY r.id DESC LIMIT ?", "i",
-		(long long)WEB_LIST_LIMIT);
-
-	strbuf_addstr(&pg->out, "<h2>Recent runs</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the runs");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"runs\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long id = sqlite3_column_int64(st, 0);
-
-		strbuf_addf(&pg->out, "<tr id=\"run-%lld\"><td><a href=\"/run/"
-			    "%lld\">#%lld</a></td>", id, id, id);
-		td_time(pg, sqlite3_column_double(st, 1));
-		td(pg, db_col_text(st, 2));
-		td(pg, db_col_text(st, 3));
-		td_status(pg, db_col_text(st, 4));
-		td(pg, db_col_text(st, 5));
-		td(pg, db_col_text(st, 6));
-		td(pg, db_col_text(st, 7));
-		td(pg, db_col_text(st, 8));
-		strbuf_addstr(&pg->out, "</tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	sqlite3_finalize(st);
-}
-
-static void index_jobs(struct page *pg)
-{
-	static const char *const cols[] = {
-		"job", "kind", "what", "status", "created", "ended", "error",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT j.id, j.kind, j.status, j.created_at, j.ended_at, "
-		"j.error, j.series_id, h.remote || '/' || h.branch || ' ' || "
-		"substr(h.commit_id, 1, 12) FROM jobs j LEFT JOIN heads h ON "
-		"h.id = j.head_id ORDER BY j.id DESC LIMIT ?", "i",
-		(long long)WEB_LIST_LIMIT);
-	int rows = 0;
-
-	strbuf_addstr(&pg->out, "<h2>Jobs</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the jobs");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"jobs\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long series = sqlite3_column_int64(st, 6);
-
-		rows++;
-		strbuf_addf(&pg->out, "<tr><td>#%lld</td>",
-			    (long long)sqlite3_column_int64(st, 0));
-		td(pg, db_col_text(st, 1));
-		if (series)
-			strbuf_addf(&pg->out, "<td><a href=\"/series/%lld\">"
-				    "series #%lld</a></td>", series, series);
-		else
-			td(pg, db_col_text(st, 7));
-		td_status(pg, db_col_text(st, 2));
-		td_time(pg, sqlite3_column_double(st, 3));
-		td_time(pg, sqlite3_column_double(st, 4));
-		td(pg, db_col_text(st, 5));
-		strbuf_addstr(&pg->out, "</tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	if (!rows)
-		strbuf_addstr(&pg->out, "<p class=\"note\">no jobs yet</p>\n");
-	sqlite3_finalize(st);
-}
-
-static void index_series(struct page *pg)
-{
-	static const char *const cols[] = {
-		"series", "version", "patches", "title", "author", "ingested",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT id, version, total, title, author, ingested_at FROM "
-		"series ORDER BY id DESC LIMIT ?", "i",
-		(long long)WEB_LIST_LIMIT);
-
-	strbuf_addstr(&pg->out, "<h2>Series</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the series");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"series\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long id = sqlite3_column_int64(st, 0);
-
-		strbuf_addf(&pg->out, "<tr><td><a href=\"/series/%lld\">#%lld"
-			    "</a></td><td>v%d</td><td class=\"num\">%d</td>",
-			    id, id, sqlite3_column_int(st, 1),
-			    sqlite3_column_int(st, 2));
-		td(pg, db_col_text(st, 3));
-		td(pg, db_col_text(st, 4));
-		td_time(pg, sqlite3_column_double(st, 5));
-		strbuf_addstr(&pg->out, "</tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	sqlite3_finalize(st);
-}
-
-static void index_metrics(struct page *pg)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT workload, variant, metric, unit, count(DISTINCT "
-		"run_id) FROM samples WHERE run_id > (SELECT coalesce(max(id), "
-		"0) FROM runs) - ? GROUP BY workload, variant, metric, unit "
-		"ORDER BY workload, variant, metric", "i",
-		(long long)WEB_TREND_RUNS);
-
-	strbuf_addstr(&pg->out, "<h2>Metrics</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the metrics");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<ul id=\"metrics\" class=\"cols\">\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *w = db_col_text(st, 0), *v = db_col_text(st, 1);
-		const char *m = db_col_text(st, 2);
-
-		strbuf_addstr(&pg->out, "<li><a href=\"");
-		metric_href(pg, w, v, m);
-		strbuf_addstr(&pg->out, "\">");
-		h(pg, w);
-		strbuf_addch(&pg->out, ' ');
-		h(pg, m);
-		if (*v) {
-			strbuf_addstr(&pg->out, " <small>");
-			h(pg, v);
-			strbuf_addstr(&pg->out, "</small>");
-		}
-		strbuf_addf(&pg->out, "</a> (%d runs)</li>\n",
-			    sqlite3_column_int(st, 4));
-	}
-	strbuf_addstr(&pg->out, "</ul>\n");
-	sqlite3_finalize(st);
-}
-
-static void page_index(struct page *pg)
-{
-	page_begin(pg, "mmci: recent runs");
-	index_runs(pg);
-	index_jobs(pg);
-	index_series(pg);
-	index_metrics(pg);
-	page_end(pg);
-}
-
-/* ---- /run/N ---------------------------------------------------------- */
-
-/* the tail of a console log, escaped, in a <pre> */
-static void add_console_tail(struct strbuf *sb, const char *path,
-			     int open_it, int idx)
-{
-	struct strbuf buf = STRBUF_INIT;
-	struct stat st;
-	off_t off = 0;
-	const char *start;
-	int fd = *path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-
-	strbuf_addf(sb, "<details class=\"console\"%s><summary>boot %d "
-		    "console: ", open_it ? " open" : "", idx);
-	html_esc(sb, path);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		strbuf_addf(sb, " (cannot read: %s)</summary></details>\n",
-			    !*path ? "no log recorded" : strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (st.st_size > WEB_CONSOLE_TAIL)
-		off = st.st_size - WEB_CONSOLE_TAIL;
-	strbuf_addf(sb, " (%lld bytes%s)</summary>\n", (long long)st.st_size,
-		    off ? ", the end" : "");
-	if (lseek(fd, off, SEEK_SET) < 0 ||
-	    strbuf_read_fd(&buf, fd, WEB_CONSOLE_TAIL) < 0)
-		strbuf_addstr(&buf, "(read error)");
-	close(fd);
-	if (buf.len > WEB_CONSOLE_TAIL)	/* the file grew meanwhile */
-		strbuf_setlen(&buf, WEB_CONSOLE_TAIL);
-	start = buf.buf;
-	if (off) {	/* start at a whole line */
-		const char *nl = memchr(start, '\n', buf.len);
-
-		if (nl)
-			start = nl + 1;
-	}
-	strbuf_addf(sb, "<pre id=\"console-%d\">", idx);
-	/* the guest writes the log: it may hold NUL bytes */
-	html_esc_mem(sb, start, buf.buf + buf.len - start);
-	strbuf_addstr(sb, "</pre></details>\n");
-	strbuf_release(&buf);
-}
-
-static void run_boots(struct page *pg, long long id)
-{
-	static const char *const cols[] = {
-		"boot", "status", "end", "started", "seconds", "error",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT idx, status, end_kind, started_at, duration_s, error, "
-		"console_log, domain_xml FROM boots WHERE run_id = ? ORDER BY "
-		"idx", "i", id);
-	struct strbuf logs = STRBUF_INIT, xml = STRBUF_INIT;
-	int n = 0;
-
-	strbuf_addstr(&pg->out, "<h2>Boots</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the boots");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"boots\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int idx = sqlite3_column_int(st, 0);
-
-		strbuf_addf(&pg->out, "<tr><td>%d</td>", idx);
-		td_status(pg, db_col_text(st, 1));
-		td(pg, db_col_text(st, 2));
-		td_time(pg, sqlite3_column_double(st, 3));
-		td_num(pg, sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN :
-			   sqlite3_column_double(st, 4));
-		td(pg, db_col_text(st, 5));
-		strbuf_addstr(&pg->out, "</tr>\n");
-		/* the logs go below the table */
-		add_console_tail(&logs, db_col_text(st, 6), n == 0, idx);
-		if (*db_col_text(st, 7)) {
-			strbuf_addf(&xml, "<details><summary>boot %d libvirt "
-				    "domain XML</summary><pre>", idx);
-			html_esc(&xml, db_col_text(st, 7));
-			strbuf_addstr(&xml, "</pre></details>\n");
-		}
-		n++;
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	sqlite3_finalize(st);
-	strbuf_addbuf(&pg->out, &xml);
-	strbuf_addstr(&pg->out, "<h2>Console log</h2>\n");
-	if (n)
-		strbuf_addbuf(&pg->out, &logs);
-	else
-		strbuf_addstr(&pg->out, "<p class=\"note\">no boot yet</p>\n");
-	strbuf_release(&logs);
-	strbuf_release(&xml);
-}
-
-static void run_metrics(struct page *pg, long long id)
-{
-	static const char *const cols[] = {
-		"workload", "variant", "metric", "unit", "boots", "n",
-		"median", "q1", "q3", "min", "max", "CV %",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT s.workload, s.variant, s.metric, s.unit, s.boot_id, "
-		"s.value FROM samples s JOIN boots b ON b.id = s.boot_id "
-		"WHERE s.run_id = ? AND b.status = 'ok' ORDER BY s.workload, "
-		"s.variant, s.metric, s.unit, s.boot_id, s.iteration", "i", id);
-	struct values vs = { 0 };
-	char *w = NULL, *v = NULL, *m = NULL, *u = NULL;
-	long long boot = -1;
-	int boots = 0, rc, rows = 0;
-
-	strbuf_addstr(&pg->out, "<h2>Metrics <small>(samples of the ok "
-		      "boots)</small></h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the samples");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"metrics\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	do {
-		int same;
-
-		rc = sqlite3_step(st);
-		same = rc == SQLITE_ROW && w &&
-		       !strcmp(w, db_col_text(st, 0)) &&
-		       !strcmp(v, db_col_text(st, 1)) &&
-		       !strcmp(m, db_col_text(st, 2)) &&
-		       !strcmp(u, db_col_text(st, 3));
-		if (!same && vs.nr) {
-			struct summary s;
-
-			summarize(vs.v, vs.nr, &s);
-			rows++;
-			strbuf_addstr(&pg->out, "<tr>");
-			td(pg, w);
-			td(pg, *v ? v : "-");
-			strbuf_addstr(&pg->out, "<td><a href=\"");
-			metric_href(pg, w, v, m);
-			strbuf_addstr(&pg->out, "\">");
-			h(pg, m);
-			strbuf_addstr(&pg->out, "</a></td>");
-			td(pg, u);
-			strbuf_addf(&pg->out, "<td class=\"num\">%d</td>"
-				    "<td class=\"num\">%zu</td>", boots, s.n);
-			td_num(pg, s.median);
-			td_num(pg, s.q1);
-			td_num(pg, s.q3);
-			td_num(pg, s.min);
-			td_num(pg, s.max);
-			td_num(pg, isnan(s.cv) ? NAN : s.cv * 100);
-			strbuf_addstr(&pg->out, "</tr>\n");
-			vs.nr = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		if (!same) {
-			free(w);
-			free(v);
-			free(m);
-			free(u);
-			w = xstrdup(db_col_text(st, 0));
-			v = xstrdup(db_col_text(st, 1));
-			m = xstrdup(db_col_text(st, 2));
-			u = xstrdup(db_col_text(st, 3));
-			boots = 0;
-			boot = -1;
-		}
-		if (sqlite3_column_int64(st, 4) != boot) {
-			boot = sqlite3_column_int64(st, 4);
-			boots++;
-		}
-		values_add(&vs, sqlite3_column_double(st, 5));
-	} while (1);
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	if (!rows)
-		strbuf_addstr(&pg->out, "<p class=\"note\">no samples</p>\n");
-	sqlite3_finalize(st);
-	free(w);
-	free(v);
-	free(m);
-	free(u);
-	free(vs.v);
-}
-
-static void run_events(struct page *pg, long long id)
-{
-	static const char *const cols[] = {
-		"boot", "workload", "variant", "kind", "iteration", "key",
-		"message",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT b.idx, e.workload, e.variant, e.kind, e.iteration, "
-		"e.key, e.message FROM events e LEFT JOIN boots b ON b.id = "
-		"e.boot_id WHERE e.run_id = ? ORDER BY e.id LIMIT 1000", "i",
-		id);
-
-	strbuf_addstr(&pg->out, "<h2>Events and errors</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the events");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"events\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		strbuf_addstr(&pg->out, "<tr class=\"ev-");
-		url_esc(&pg->out, db_col_text(st, 3));
-		strbuf_addstr(&pg->out, "\">");
-		td(pg, db_col_text(st, 0));
-		td(pg, db_col_text(st, 1));
-		td(pg, db_col_text(st, 2));
-		td(pg, db_col_text(st, 3));
-		td(pg, db_col_text(st, 4));
-		td(pg, db_col_text(st, 5));
-		td(pg, db_col_text(st, 6));
-		strbuf_addstr(&pg->out, "</tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	sqlite3_finalize(st);
-}
-
-/* the previous finished run measured the same way: a compare link */
-static long long previous_like(struct page *pg, long long id)
-{
-	return db_int(&pg->db, 0,
-		"SELECT p.id FROM runs p JOIN runs r ON r.id = ?1 WHERE "
-		"p.id < r.id AND p.status = 'ok' AND p.clock = r.clock AND "
-		"p.accel = r.accel AND p.nvdimm_mib = r.nvdimm_mib AND "
-		"p.backing = r.backing AND p.ram_mib = r.ram_mib AND "
-		"p.vcpus = r.vcpus ORDER BY p.id DESC LIMIT 1", "i", id);
-}
-
-static void page_run(struct page *pg, long long id)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.label, r.status, r.error, r.build_id, r.kernel, "
-		"r.kernel_release, r.modules_root, r.hz, r.workloads, r.params, "
-		"r.accel, r.clock, r.vcpus, r.ram_mib, r.nvdimm_mib, r.backing, "
-		"r.qemu_version, r.libvirt_version, r.host, r.runner_sha1, "
-		"r.initrd, r.initrd_sha1, r.started_at, r.ended_at, "
-		"b.commit_id, b.series_id, b.upto, b.config_fragment, "
-		"b.config_hash, b.dotconfig_hash, b.compiler, b.tree_path, "
-		"s.title, s.version FROM runs r LEFT JOIN builds b ON b.id = "
-		"r.build_id LEFT JOIN series s ON s.id = b.series_id WHERE "
-		"r.id = ?", "i", id);
-	struct strbuf t = STRBUF_INIT;
-	long long prev, series;
-	char *title;
-
-	if (!st) {
-		page_fail(pg, MHD_HTTP_INTERNAL_SERVER_ERROR, "error",
-			  "cannot read the run");
-		return;
-	}
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		title = xstrfmt("no run #%lld", id);
-		not_found(pg, title);
-		free(title);
-		return;
-	}
-	title = xstrfmt("run #%lld", id);
-	page_begin(pg, title);
-	free(title);
-
-	strbuf_addf(&pg->out, "<p class=\"repro\">reproduce: <code id=\"reproduce\">"
-		    "mmci reproduce %lld</code></p>\n", id);
-	prev = previous_like(pg, id);
-	if (prev)
-		strbuf_addf(&pg->out, "<p>compare with the previous run measured "
-			    "the same way: <a id=\"compare-prev\" href=\"/compare/"
-			    "%lld/%lld\">#%lld vs #%lld</a></p>\n", prev, id, prev,
-			    id);
-
-	strbuf_addstr(&pg->out, "<h2>Provenance</h2>\n<table class=\"kv\" "
-		      "id=\"provenance\">\n");
-	kv(pg, "label", db_col_text(st, 0));
-	strbuf_addstr(&pg->out, "<tr><th>status</th>");
-	td_status(pg, db_col_text(st, 1));
-	strbuf_addstr(&pg->out, "</tr>\n");
-	if (*db_col_text(st, 2))
-		kv(pg, "error", db_col_text(st, 2));
-	kv_time(pg, "started", sqlite3_column_double(st, 22));
-	if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-		kv_time(pg, "ended", sqlite3_column_double(st, 23));
-	kv(pg, "kernel release", db_col_text(st, 5));
-	kv(pg, "kernel image", db_col_text(st, 4));
-	kv(pg, "modules", db_col_text(st, 6));
-	kv(pg, "CONFIG_HZ", db_col_text(st, 7));
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-		strbuf_addf(&t, "#%lld", (long long)sqlite3_column_int64(st, 3));
-		kv(pg, "build", t.buf);
-		kv(pg, "commit", db_col_text(st, 24));
-		kv(pg, "tree", db_col_text(st, 31));
-		series = sqlite3_column_int64(st, 25);
-		if (series) {
-			strbuf_addf(&pg->out, "<tr><th>series</th><td><a href=\""
-				    "/series/%lld\">#%lld v%d</a> ", series, series,
-				    sqlite3_column_int(st, 33));
-			h(pg, db_col_text(st, 32));
-			strbuf_addf(&pg->out, " (patches 1..%d)</td></tr>\n",
-				    sqlite3_column_int(st, 26));
-		} else {
-			kv(pg, "series", "none (base tree)");
-		}
-		kv(pg, "config fragment", db_col_text(st, 27));
-		kv(pg, "config hash", db_col_text(st, 28));
-		kv(pg, ".config hash", db_col_text(st, 29));
-		kv(pg, "compiler", db_col_text(st, 30));
-	} else {
-		kv(pg, "build", "none (a prebuilt kernel)");
-	}
-	kv(pg, "workloads", db_col_text(st, 8));
-	kv(pg, "parameters", db_col_text(st, 9));
-	strbuf_reset(&t);
-	strbuf_addf(&t, "%s, clock %s", db_col_text(st, 10),
-		    db_col_text(st, 11));
-	kv(pg, "mode", t.buf);
-	strbuf_reset(&t);
-	strbuf_addf(&t, "%d vCPU(s), %lld MiB RAM, %lld MiB NVDIMM on %s",
-		    sqlite3_column_int(st, 12),
-		    (long long)sqlite3_column_int64(st, 13),
-		    (long long)sqlite3_column_int64(st, 14), db_col_text(st, 15));
-	kv(pg, "VM", t.buf);
-	kv(pg, "QEMU", db_col_text(st, 16));
-	kv(pg, "libvirt", db_col_text(st, 17));
-	kv(pg, "host", db_col_text(st, 18));
-	kv(pg, "runner sha1", db_col_text(st, 19));
-	kv(pg, "initramfs", db_col_text(st, 20));
-	kv(pg, "initramfs sha1", db_col_text(st, 21));
-	strbuf_addstr(&pg->out, "</table>\n");
-	sqlite3_finalize(st);
-	strbuf_release(&t);
-
-	run_metrics(pg, id);
-	run_events(pg, id);
-	run_boots(pg, id);
-	page_end(pg);
-}
-
-/* ---- /compare/A/B ---------------------------------------------------- */
-
-static const char *verdict_class(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_WORSE: return "v-worse";
-	case VERDICT_BETTER: return "v-better";
-	case VERDICT_NO_CHANGE: return "v-same";
-	default: return "v-insufficient";
-	}
-}
-
-/*
- * What compare_runs() checks before comparing, as text for the page (its
- * own error() goes to the log, and last_error() is per process, not per
- * request). NULL when the runs are comparable.
- */
-static char *compare_obstacle(struct page *pg, long long a, long long b)
-{
-	static const char sql[] =
-		"SELECT accel || ', clock ' || clock, nvdimm_mib || ' MiB "
-		"NVDIMM on ' || backing || ', ' || ram_mib || ' MiB RAM, ' || "
-		"vcpus || ' vCPU(s)' || CASE WHEN coalesce(json_extract(params, "
-		"'$.pin'), 0) THEN ' pinned' ELSE '' END FROM runs WHERE id = ?";
-	sqlite3_stmt *sa = db_query(&pg->db, sql, "i", a);
-	sqlite3_stmt *sb = db_query(&pg->db, sql, "i", b);
-	char *why = NULL;
-
-	if (!sa || !sb || sqlite3_step(sa) != SQLITE_ROW ||
-	    sqlite3_step(sb) != SQLITE_ROW)
-		why = xstrdup("cannot read the runs");
-	else if (strcmp(db_col_text(sa, 0), db_col_text(sb, 0)))
-		why = xstrfmt("run #%lld (%s) and run #%lld (%s) were measured "
-			      "in different modes: they are never compared", a,
-			      db_col_text(sa, 0), b, db_col_text(sb, 0));
-	else if (strcmp(db_col_text(sa, 1), db_col_text(sb, 1)))
-		why = xstrfmt("run #%lld (%s) and run #%lld (%s) measured "
-			      "different set-ups: they are not compared", a,
-			      db_col_text(sa, 1), b, db_col_text(sb, 1));
-	sqlite3_finalize(sa);
-	sqlite3_finalize(sb);
-	return why;
-}
-
-static void compare_side(struct page *pg, const char *role, long long id)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT label, kernel_release, (SELECT count(*) FROM boots WHERE "
-		"run_id = runs.id AND status = 'ok') FROM runs WHERE id = ?",
-		"i", id);
-
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td><a href=\"/run/%lld\">run "
-		    "#%lld</a> ", role, id, id);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
-		h(pg, db_col_text(st, 0));
-		strbuf_addstr(&pg->out, " (kernel ");
-		h(pg, db_col_text(st, 1));
-		strbuf_addf(&pg->out, ", %d ok boot(s))",
-			    sqlite3_column_int(st, 2));
-	}
-	strbuf_addstr(&pg->out, "</td></tr>\n");
-	sqlite3_finalize(st);
-}
-
-static void add_side_cells(struct page *pg, const struct summary *s)
-{
-	strbuf_addf(&pg->out, "<td class=\"num\">%zu</td>", s->n);
-	td_num(pg, s->median);
-	strbuf_addstr(&pg->out, "<td class=\"num\">");
-	add_num(pg, s->mean);
-	strbuf_addstr(&pg->out, "±");
-	add_num(pg, s->stddev);
-	strbuf_addstr(&pg->out, "</td>");
-}
-
-/* per-boot medians of one metric of one run, x = boot index */
-static void load_boot_medians(struct page *pg, long long run,
-			      const struct metric_comparison *m, double dx,
-			      struct plot_line *l)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT b.idx, s.value FROM samples s JOIN boots b ON b.id = "
-		"s.boot_id WHERE s.run_id = ? AND s.workload = ? AND s.variant "
-		"= ? AND s.metric = ? AND b.status = 'ok' ORDER BY b.idx, "
-		"s.iteration", "ittt", run, m->workload, m->variant, m->metric);
-	struct values vs = { 0 };
-	int idx = -1, rc;
-
-	if (!st)
-		return;
-	do {
-		rc = sqlite3_step(st);
-		if ((rc != SQLITE_ROW || sqlite3_column_int(st, 0) != idx) &&
-		    vs.nr) {
-			plot_point(l, idx + dx, median_of(&vs));
-			vs.nr = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		idx = sqlite3_column_int(st, 0);
-		values_add(&vs, sqlite3_column_double(st, 1));
-	} while (1);
-	sqlite3_finalize(st);
-	free(vs.v);
-}
-
-static void compare_plot(struct page *pg, const struct run_comparison *rc)
-{
-	struct plot plots[WEB_MAX_PLOTS];
-	size_t i, nr = rc->nr < WEB_MAX_PLOTS ? rc->nr : WEB_MAX_PLOTS;
-	char *base = xstrfmt("base #%lld", rc->base_id);
-	char *new = xstrfmt("new #%lld", rc->new_id);
-
-	strbuf_addstr(&pg->out, "<h2>Per-boot medians</h2>\n");
-	memset(plots, 0, sizeof(plots));
-	for (i = 0; i < nr; i++) {
-		const struct metric_comparison *m = &rc->m[i];
-
-		plots[i].title = xstrfmt("%s %s %s", m->workload, m->variant,
-					 m->metric);
-		plots[i].xlabel = xstrdup("boot");
-		plots[i].ylabel = xstrdup(m->unit);
-		load_boot_medians(pg, rc->base_id, m, -0.05,
-				  plot_line(&plots[i], base));
-		load_boot_medians(pg, rc->new_id, m, 0.05,
-				  plot_line(&plots[i], new));
-	}
-	add_plot(pg, plots, nr, 220, rc->nr > nr ?
-		 "the first metrics only; per-boot medians of ok boots" :
-		 "per-boot medians of the ok boots");
-	for (i = 0; i < nr; i++)
-		plot_release(&plots[i]);
-	free(base);
-	free(new);
-}
-
-static void page_compare(struct page *pg, long long a, long long b)
-{
-	static const char *const cols[] = {
-		"workload", "variant", "metric", "unit", "n", "base median",
-		"mean±sd", "n", "new median", "mean±sd", "change", "95% CI", "p",
-		"verdict",
-	};
-	struct run_comparison rc;
-	char *title, *why;
-	size_t i;
-
-	if (db_int(&pg->db, 0, "SELECT count(*) FROM runs WHERE id IN (?, ?)",
-		   "ii", a, b) < (a == b ? 1 : 2)) {
-		title = xstrfmt("no run #%lld or no run #%lld", a, b);
-		not_found(pg, title);
-		free(title);
-		return;
-	}
-	title = xstrfmt("run #%lld vs run #%lld", a, b);
-	page_begin(pg, title);
-	free(title);
-	strbuf_addstr(&pg->out, "<table class=\"kv\" id=\"sides\">\n");
-	compare_side(pg, "base", a);
-	compare_side(pg, "new", b);
-	strbuf_addstr(&pg->out, "</table>\n");
-
-	why = compare_obstacle(pg, a, b);
-	if (why) {
-		strbuf_addstr(&pg->out, "<p class=\"err\" id=\"not-compared\">");
-		h(pg, why);
-		strbuf_addstr(&pg->out, "</p>\n");
-		free(why);
-		page_end(pg);
-		return;
-	}
-	if (compare_runs(&pg->db, a, b, &rc) < 0) {
-		page_note_error(pg, "the comparison failed (see the server's "
-				"log)");
-		page_end(pg);
-		return;
-	}
-	strbuf_addstr(&pg->out, "<p>mode: ");
-	h(pg, rc.accel);
-	strbuf_addstr(&pg->out, ", clock ");
-	h(pg, rc.clock);
-	strbuf_addstr(&pg->out, !strcmp(rc.clock, "icount") ?
-		      " (deterministic: units are samples, the verdict rests "
-		      "on the clock resolution)</p>\n" :
-		      " (wall clock: units are per-boot medians)</p>\n");
-	strbuf_addstr(&pg->out, "<table id=\"comparison\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	for (i = 0; i < rc.nr; i++) {
-		const struct metric_comparison *m = &rc.m[i];
-		const struct comparison *c = &m->c;
-
-		strbuf_addf(&pg->out, "<tr class=\"%s\">",
-			    verdict_class(c->verdict));
-		td(pg, m->workload);
-		td(pg, *m->variant ? m->variant : "-");
-		strbuf_addstr(&pg->out, "<td><a href=\"");
-		metric_href(pg, m->workload, m->variant, m->metric);
-		strbuf_addstr(&pg->out, "\">");
-		h(pg, m->metric);
-		strbuf_addstr(&pg->out, "</a></td>");
-		td(pg, m->unit);
-		add_side_cells(pg, &c->base);
-		add_side_cells(pg, &c->new);
-		if (isnan(c->change_pct))
-			strbuf_addstr(&pg->out, "<td class=\"num\">-</td>");
-		else
-			strbuf_addf(&pg->out, "<td class=\"num\">%+.2f%%</td>",
-				    c->change_pct);
-		if (isnan(c->ci_lo_pct))
-			strbuf_addstr(&pg->out, "<td>-</td>");
-		else
-			strbuf_addf(&pg->out, "<td class=\"num\">[%+.2f%%, "
-				    "%+.2f%%]</td>", c->ci_lo_pct, c->ci_hi_pct);
-		if (isnan(c->p_value))
-			strbuf_addstr(&pg->out, "<td class=\"num\">-</td>");
-		else
-			strbuf_addf(&pg->out, "<td class=\"num\">%.4f</td>",
-				    c->p_value);
-		strbuf_addf(&pg->out, "<td class=\"verdict\">%s",
-			    verdict_name(c->verdict));
-		if (c->verdict == VERDICT_INSUFFICIENT && c->reason[0]) {
-			strbuf_addstr(&pg->out, " <small>(");
-			h(pg, c->reason);
-			strbuf_addstr(&pg->out, ")</small>");
-		} else if (c->verdict == VERDICT_NO_CHANGE &&
-			   !isnan(c->detectable_pct)) {
-			strbuf_addf(&pg->out, " <small>(could detect &ge; "
-				    "%.*f%%)</small>",
-				    c->detectable_pct < 0.1 ? 3 : 1,
-				    c->detectable_pct);
-		}
-		strbuf_addstr(&pg->out, "</td></tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n<p id=\"verdict\" class=\"");
-	if (rc.worse)
-		strbuf_addf(&pg->out, "v-worse\">verdict: WORSE: %d metric(s) "
-			    "regressed%s", rc.worse, rc.better ? ", " : "");
-	else
-		strbuf_addstr(&pg->out, rc.better ? "v-better\">verdict: " :
-			      "v-same\">verdict: ");
-	if (rc.better)
-		strbuf_addf(&pg->out, "BETTER: %d metric(s) improved",
-			    rc.better);
-	if (!rc.worse && !rc.better)
-		strbuf_addstr(&pg->out, "no significant change");
-	strbuf_addstr(&pg->out, "</p>\n");
-	if (rc.nr)
-		compare_plot(pg, &rc);
-	run_comparison_release(&rc);
-	page_end(pg);
-}
-
-/* ---- /series/N ------------------------------------------------------- */
-
-static void add_msgid_link(struct page *pg, const char *msgid)
-{
-	if (!*msgid) {
-		strbuf_addch(&pg->out, '-');
-		return;
-	}
-	strbuf_addstr(&pg->out, "<a href=\"https://lore.kernel.org/r/");
-	url_esc(&pg->out, msgid);
-	strbuf_addstr(&pg->out, "\">");
-	h(pg, msgid);
-	strbuf_addstr(&pg->out, "</a>");
-}
-
-static void series_patches(struct page *pg, long long id)
-{
-	static const char *const cols[] = {
-		"#", "subject", "author", "message-id", "diff",
-	};
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT idx, title, author, message_id, has_diff FROM patches "
-		"WHERE series_id = ? ORDER BY idx", "i", id);
-
-	strbuf_addstr(&pg->out, "<h2>Patches</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the patches");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"patches\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		strbuf_addf(&pg->out, "<tr><td class=\"num\">%d</td>",
-			    sqlite3_column_int(st, 0));
-		td(pg, db_col_text(st, 1));
-		td(pg, db_col_text(st, 2));
-		strbuf_addstr(&pg->out, "<td>");
-		add_msgid_link(pg, db_col_text(st, 3));
-		strbuf_addf(&pg->out, "</td><td>%s</td></tr>\n",
-			    sqlite3_column_int(st, 4) ? "yes" : "no");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	sqlite3_finalize(st);
-}
-
-static void series_runs(struct page *pg, long long id)
-{
-	static const char *const cols[] = {
-		"run", "started", "label", "patches", "commit", "kernel",
-		"status", "mode", "compare",
-	};
-	/*
-	 * The base run of a series run: the newest earlier run of a build
-	 * of the series' base commit (without the series), same mode.
-	 */
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.id, r.started_at, r.label, b.upto, "
-		"substr(b.commit_id, 1, 12), r.kernel_release, r.status, "
-		"r.accel || '/' || r.clock, (SELECT r2.id FROM runs r2 JOIN "
-		"builds b2 ON b2.id = r2.build_id WHERE r2.id < r.id AND "
-		"b2.series_id IS NULL AND b2.commit_id IN (SELECT base_commit "
-		"FROM applies WHERE series_id = ?1) AND r2.clock = r.clock AND "
-		"r2.accel = r.accel AND r2.status = 'ok' ORDER BY r2.id DESC "
-		"LIMIT 1) FROM runs r JOIN builds b ON b.id = r.build_id WHERE "
-		"b.series_id = ?1 ORDER BY r.id", "i", id);
-	int rows = 0;
-
-	strbuf_addstr(&pg->out, "<h2>Runs of its builds</h2>\n");
-	if (!st) {
-		page_note_error(pg, "cannot read the runs");
-		return;
-	}
-	strbuf_addstr(&pg->out, "<table id=\"series-runs\">\n");
-	th_row(pg, cols, ARRAY_SIZE(cols));
-	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long long run = sqlite3_column_int64(st, 0);
-		long long base = sqlite3_column_int64(st, 8);
-
-		rows++;
-		strbuf_addf(&pg->out, "<tr><td><a href=\"/run/%lld\">#%lld</a>"
-			    "</td>", run, run);
-		td_time(pg, sqlite3_column_double(st, 1));
-		td(pg, db_col_text(st, 2));
-		strbuf_addf(&pg->out, "<td>1..%d</td>", sqlite3_column_int(st, 3));
-		td(pg, db_col_text(st, 4));
-		td(pg, db_col_text(st, 5));
-		td_status(pg, db_col_text(st, 6));
-		td(pg, db_col_text(st, 7));
-		if (base)
-			strbuf_addf(&pg->out, "<td><a class=\"cmp\" href=\""
-				    "/compare/%lld/%lld\">vs base #%lld</a></td>",
-				    base, run, base);
-		else
-			strbuf_addstr(&pg->out, "<td>no base run</td>");
-		strbuf_addstr(&pg->out, "</tr>\n");
-	}
-	strbuf_addstr(&pg->out, "</tbody></table>\n");
-	if (!rows)
-		strbuf_addstr(&pg->out, "<p class=\"note\">not run yet</p>\n");
-	sqlite3_finalize(st);
-}
-
-/*
- * web_series_extra() - the newest finished series job of this series:
- * the per-patch table (own and cumulative effect of each patch) and the
- * claims of the mails against the measurement, as the CLI prints them
- * (attribution.c), escaped in a <pre>.
- */
-static void web_series_extra(struct page *pg, long long series_id)
-{
-	long long job = db_int(&pg->db, 0, "SELECT id FROM jobs WHERE kind = "
-			       "'series' AND series_id = ? AND status = "
-			       "'done' ORDER BY id DESC LIMIT 1", "i",
-			       series_id);
-	struct attribution a = { 0 };
-	struct run_comparison rc = { 0 };
-	struct strbuf txt = STRBUF_INIT;
-
-	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
-	if (!job) {
-		strbuf_addstr(&pg->out, "<p id=\"no-job\">No finished test of "
-			      "this series yet.</p>\n");
-		return;
-	}
-	if (attribution_load(&pg->db, job, &a) == 0) {
-		attribution_format(&a, &txt);
-		if (compare_runs(&pg->db, a.s[0].run_id, a.s[a.nr - 1].run_id,
-				 &rc) == 0)
-			claims_format(&pg->db, series_id, a.nr > 2 ? &a : NULL,
-				      &rc, &txt);
-	} else {
-		strbuf_addf(&txt, "job #%lld: no comparison\n", job);
-	}
-	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
-	html_esc(&pg->out, txt.buf);
-	strbuf_addstr(&pg->out, "</pre>\n");
-	strbuf_release(&txt);
-	attribution_release(&a);
-	run_comparison_release(&rc);
-}
-
-static void page_series(struct page *pg, long long id)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT title, version, total, message_id, author, source, "
-		"base_commit, problems, ingested_at, is_rfc, nr_found, missing, "
-		"previous_id, (SELECT max(id) FROM series n WHERE "
-		"n.previous_id = series.id) FROM series WHERE id = ?", "i", id);
-	struct strbuf t = STRBUF_INIT;
-	long long other;
-	char *title;
-
-	if (!st) {
-		page_fail(pg, MHD_HTTP_INTERNAL_SERVER_ERROR, "error",
-			  "cannot read the series");
-		return;
-	}
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		title = xstrfmt("no series #%lld", id);
-		not_found(pg, title);
-		free(title);
-		return;
-	}
-	page_begin(pg, db_col_text(st, 0));
-	strbuf_addstr(&pg->out, "<table class=\"kv\" id=\"series-info\">\n");
-	strbuf_addf(&t, "#%lld, v%d%s, %d patch(es)", id,
-		    sqlite3_column_int(st, 1),
-		    sqlite3_column_int(st, 9) ? " RFC" : "",
-		    sqlite3_column_int(st, 2));
-	kv(pg, "series", t.buf);
-	kv(pg, "author", db_col_text(st, 4));
-	kv_time(pg, "ingested", sqlite3_column_double(st, 8));
-	strbuf_addstr(&pg->out, "<tr><th>message-id</th><td>");
-	add_msgid_link(pg, db_col_text(st, 3));
-	strbuf_addstr(&pg->out, "</td></tr>\n");
-	kv(pg, "source", db_col_text(st, 5));
-	kv(pg, "base commit", db_col_text(st, 6));
-	if (*db_col_text(st, 11))
-		kv(pg, "missing patches", db_col_text(st, 11));
-	if (*db_col_text(st, 7))
-		kv(pg, "problems", db_col_text(st, 7));
-	other = sqlite3_column_int64(st, 12);
-	if (other)
-		strbuf_addf(&pg->out, "<tr><th>previous version</th><td><a "
-			    "href=\"/series/%lld\">#%lld</a></td></tr>\n",
-			    other, other);
-	other = sqlite3_column_int64(st, 13);
-	if (other)
-		strbuf_addf(&pg->out, "<tr><th>next version</th><td><a "
-			    "href=\"/series/%lld\">#%lld</a></td></tr>\n",
-			    other, other);
-	strbuf_addstr(&pg->out, "</table>\n");
-	sqlite3_finalize(st);
-	strbuf_release(&t);
-
-	series_patches(pg, id);
-	series_runs(pg, id);
-	web_series_extra(pg, id);
-	page_end(pg);
-}
-
-/* ---- /metric/WORKLOAD/METRIC ----------------------------------------- */
-
-/* one point of a trend: one finished run */
-struct trend_point {
-	long long run;
-	double t, value;
-	int boots;
-	size_t n;
-	char *line, *release, *label;
-};
-
-/*
- * The points, oldest first: a run's value is the median of its per-boot
- * medians in wall-clock mode, the median of all its samples in icount
- * mode (the compare rules). Only finished runs and ok boots count.
- */
-static int load_trend(struct page *pg, const char *workload,
-		      const char *variant, const char *metric,
-		      struct trend_point **out, size_t *nr, char **unit)
-{
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.id, r.started_at, r.clock, r.accel || '/' || r.clock "
-		"|| ', ' || r.nvdimm_mib || ' MiB NVDIMM on ' || r.backing || "
-		"', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus || ' vCPU' || "
-		"CASE WHEN coalesce(json_extract(r.params, '$.pin'), 0) THEN "
-		"' pinned' ELSE '' END, r.kernel_release, r.label, s.boot_id, "
-		"s.value, s.unit FROM samples s JOIN runs r ON r.id = s.run_id "
-		"JOIN boots b ON b.id = s.boot_id WHERE s.workload = ? AND "
-		"s.variant = ? AND s.metric = ? AND r.status = 'ok' AND "
-		"b.status = 'ok' AND r.id > (SELECT coalesce(max(id), 0) FROM "
-		"runs) - ? ORDER BY r.started_at, r.id, s.boot_id, s.iteration",
-		"ttti", workload, variant, metric, (long long)WEB_TREND_RUNS);
-	struct values boot = { 0 }, meds = { 0 }, all = { 0 };
-	struct trend_point *p = NULL;
-	size_t alloc = 0;
-	long long run = -1, bid = -1;
-	int wall = 0, rc;
-
-	*out = NULL;
-	*nr = 0;
-	*unit = NULL;
-	if (!st)
-		return -1;
-	do {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW || sqlite3_column_int64(st, 6) != bid) {
-			if (boot.nr)
-				values_add(&meds, median_of(&boot));
-			boot.nr = 0;
-		}
-		if ((rc != SQLITE_ROW || sqlite3_column_int64(st, 0) != run) &&
-		    all.nr) {
-			p[*nr - 1].value = wall ? median_of(&meds) :
-						  median_of(&all);
-			p[*nr - 1].boots = meds.nr;
-			p[*nr - 1].n = all.nr;
-			meds.nr = all.nr = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		if (sqlite3_column_int64(st, 0) != run) {
-			struct trend_point *tp;
-
-			ALLOC_GROW(p, *nr + 1, alloc);
-			tp = &p[(*nr)++];
-			run = sqlite3_column_int64(st, 0);
-			tp->run = run;
-			tp->t = sqlite3_column_double(st, 1);
-			wall = !strcmp(db_col_text(st, 2), "wall");
-			tp->line = xstrdup(db_col_text(st, 3));
-			tp->release = xstrdup(db_col_text(st, 4));
-			tp->label = xstrdup(db_col_text(st, 5));
-			if (!*unit)
-				*unit = xstrdup(db_col_text(st, 8));
-		}
-		bid = sqlite3_column_int64(st, 6);
-		values_add(&boot, sqlite3_column_double(st, 7));
-		values_add(&all, sqlite3_column_double(st, 7));
-	} while (1);
-	sqlite3_finalize(st);
-	free(boot.v);
-	free(meds.v);
-	free(all.v);
-	*out = p;
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static void page_metric(struct page *pg, const char *workload,
-			const char *metric, const char *variant)
-{
-	static const char *const cols[] = {
-		"run", "started", "label", "kernel", "value", "boots", "samples",
-	};
-	struct trend_point *p;
-	struct plot plot = { 0 };
-	size_t nr, i, j;
-	char *unit, *title;
-
-	if (load_trend(pg, workload, variant, metric, &p, &nr, &unit) < 0) {
-		page_fail(pg, MHD_HTTP_INTERNAL_SERVER_ERROR, "error",
-			  "cannot read the samples");
-		return;
-	}
-	if (!nr) {
-		title = xstrfmt("no finished run measured %s %s%s%s", workload,
-				metric, *variant ? " with variant " : "",
-				variant);
-		not_found(pg, title);
-		free(title);
-		free(unit);
-		return;
-	}
-	title = xstrfmt("%s %s%s%s", workload, metric, *variant ? " " : "",
-			variant);
-	page_begin(pg, title);
-	free(title);
-	strbuf_addstr(&pg->out, "<p>One point per finished run: the median of "
-		      "the per-boot medians in wall-clock mode, the median of "
-		      "all samples in icount mode. Modes and set-ups are never "
-		      "mixed: one line each. Unit: ");
-	h(pg, unit);
-	strbuf_addstr(&pg->out, ".</p>\n");
-
-	plot.title = xstrdup("");
-	plot.xlabel = xstrdup("run started (UTC)");
-	plot.ylabel = xstrdup(unit);
-	plot.time_x = 1;
-	for (i = 0; i < nr; i++) {
-		struct plot_line *l = NULL;
-
-		if (isnan(p[i].value))
-			continue;
-		for (j = 0; j < plot.nr; j++)
-			if (!strcmp(plot.lines[j].title, p[i].line))
-				l = &plot.lines[j];
-		if (!l)
-			l = plot_line(&plot, p[i].line);
-		plot_point(l, p[i].t, p[i].value);
-	}
-	add_plot(pg, &plot, 1, 360, "trend over the finished runs");
-	plot_release(&plot);
-
-	/* the numbers, line by line */
-	for (j = 0; j < nr; j++) {
-		int seen = 0;
-
-		for (i = 0; i < j && !seen; i++)
-			seen = !strcmp(p[i].line, p[j].line);
-		if (seen)
-			continue;
-		strbuf_addstr(&pg->out, "<h2>");
-		h(pg, p[j].line);
-		strbuf_addstr(&pg->out, "</h2>\n<table class=\"trend\">\n");
-		th_row(pg, cols, ARRAY_SIZE(cols));
-		strbuf_addstr(&pg->out, "<tbody>\n");
-		for (i = j; i < nr; i++) {
-			if (strcmp(p[i].line, p[j].line))
-				continue;
-			strbuf_addf(&pg->out, "<tr><td><a href=\"/run/%lld\">"
-				    "#%lld</a></td>", p[i].run, p[i].run);
-			td_time(pg, p[i].t);
-			td(pg, p[i].label);
-			td(pg, p[i].release);
-			td_num(pg, p[i].value);
-			strbuf_addf(&pg->out, "<td class=\"num\">%d</td><td "
-				    "class=\"num\">%zu</td></tr>\n", p[i].boots,
-				    p[i].n);
-		}
-		strbuf_addstr(&pg->out, "</tbody></table>\n");
-	}
-	page_end(pg);
-	for (i = 0; i < nr; i++) {
-		free(p[i].line);
-		free(p[i].release);
-		free(p[i].label);
-	}
-	free(p);
-	free(unit);
-}
-
-/* ---- dispatch -------------------------------------------------------- */
-
-static void route(struct page *pg, struct MHD_Connection *conn,
-		  const char *url)
-{
+	enum MHD_Result ret = MHD_NO;
 	const char *rest;
 	long long a, b;
+	size_t i;
+	char *rel;
 
 	if (!strcmp(url, "/")) {
-		page_index(pg);
-	} else if (skip_prefix(url, "/run/", &rest)) {
+		if (!queue_file(ws, conn, "index.html", &ret))
+			return ret;
+		return being_rendered(conn);
+	}
+	if (!strcmp(url, "/style.css")) {
+		if (!queue_file(ws, conn, "style.css", &ret))
+			return ret;
+		return not_found(conn, "no style sheet");
+	}
+	for (i = 0; i < ARRAY_SIZE(url_kinds); i++) {
+		char *prefix = xstrfmt("/%s/", url_kinds[i]);
+		int match = skip_prefix(url, prefix, &rest);
+
+		free(prefix);
+		if (!match)
+			continue;
 		if (parse_id(rest, &a) < 0)
-			not_found(pg, "no such run");
-		else
-			page_run(pg, a);
-	} else if (skip_prefix(url, "/series/", &rest)) {
-		if (parse_id(rest, &a) < 0)
-			not_found(pg, "no such series");
-		else
-			page_series(pg, a);
-	} else if (skip_prefix(url, "/compare/", &rest)) {
+			return not_found(conn, i ? "no such series" :
+					 "no such run");
+		rel = xstrfmt("%s/%lld.html", url_kinds[i], a);
+		if (queue_file(ws, conn, rel, &ret) < 0)
+			ret = missing(ws, conn, url_kinds[i], a);
+		free(rel);
+		return ret;
+	}
+	if (skip_prefix(url, "/compare/", &rest)) {
 		const char *slash = strchr(rest, '/');
 		char *first = slash ? xstrndup(rest, slash - rest) : NULL;
+		long long max = newest(ws, "run");
+		int bad = !first || parse_id(first, &a) < 0 ||
+			  parse_id(slash + 1, &b) < 0;
 
-		if (!first || parse_id(first, &a) < 0 ||
-		    parse_id(slash + 1, &b) < 0)
-			not_found(pg, "compare wants /compare/BASE-RUN/NEW-RUN");
-		else
-			page_compare(pg, a, b);
 		free(first);
-	} else if (skip_prefix(url, "/metric/", &rest)) {
+		if (bad)
+			return not_found(conn, "compare wants "
+					 "/compare/BASE-RUN/NEW-RUN");
+		rel = xstrfmt("compare/%lld-%lld.html", a, b);
+		if (!queue_file(ws, conn, rel, &ret))
+			goto out;
+		free(rel);
+		rel = xstrfmt("ondemand/%lld-%lld.html", a, b);
+		if (!queue_file(ws, conn, rel, &ret))
+			goto out;
+		if (max >= 0 && (a > max || b > max)) {
+			free(rel);
+			rel = xstrfmt("no run #%lld or no run #%lld", a, b);
+			ret = not_found(conn, rel);
+			goto out;
+		}
+		free(rel);
+		rel = xstrfmt("ondemand_%lld-%lld", a, b);
+		ask_worker(ws, rel);
+		ret = being_rendered(conn);
+out:
+		free(rel);
+		return ret;
+	}
+	if (skip_prefix(url, "/metric/", &rest)) {
 		const char *slash = strchr(rest, '/');
 		char *workload = slash ? xstrndup(rest, slash - rest) : NULL;
 		const char *variant = MHD_lookup_connection_value(conn,
 			MHD_GET_ARGUMENT_KIND, "variant");
 
-		if (!variant)
-			variant = "";
-		if (!workload || !valid_name(workload) ||
-		    !valid_name(slash + 1) || strlen(variant) > 256)
-			not_found(pg, "metric wants /metric/WORKLOAD/METRIC"
-				  "[?variant=V]");
-		else
-			page_metric(pg, workload, slash + 1, variant);
+		rel = workload ? render_metric_path(workload, slash + 1,
+						    variant ? variant : "") :
+				 NULL;
 		free(workload);
-	} else {
-		char *what = xstrfmt("no page '%s'", url);
-
-		not_found(pg, what);
-		free(what);
+		if (!rel)
+			return not_found(conn, "metric wants /metric/WORKLOAD/"
+					 "METRIC[?variant=V]");
+		if (queue_file(ws, conn, rel, &ret) < 0)
+			ret = not_found(conn, "no finished run measured this "
+					"metric");
+		free(rel);
+		return ret;
 	}
-}
-
-static int open_db(struct page *pg)
-{
-	pg->db.path = xstrdup(pg->ws->db_path);
-	if (sqlite3_open_v2(pg->db.path, &pg->db.handle,
-			    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		error("sqlite: cannot open '%s' read-only: %s", pg->db.path,
-		      pg->db.handle ? sqlite3_errmsg(pg->db.handle) :
-				      "out of memory");
-		db_close(&pg->db);
-		return -1;
-	}
-	sqlite3_busy_timeout(pg->db.handle, WEB_BUSY_MS);
-	sqlite3_exec(pg->db.handle, "PRAGMA query_only = 1", NULL, NULL, NULL);
-	return 0;
-}
-
-static enum MHD_Result queue(struct MHD_Connection *conn, int status,
-			     const char *type, struct strbuf *body,
-			     int method_not_allowed)
-{
-	size_t len;
-	char *buf = strbuf_detach(body, &len);
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, buf,
-		MHD_RESPMEM_MUST_FREE);
-	enum MHD_Result ret;
-
-	if (!resp) {
-		free(buf);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY,
-				"default-src 'none'; style-src 'self' "
-				"'unsafe-inline'; img-src 'self' data:; "
-				"form-action 'none'; frame-ancestors 'none'");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
-				"no-cache");
-	if (method_not_allowed)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
-					"GET, HEAD");
-	ret = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
+	rel = xstrfmt("no page '%s'", url);
+	ret = not_found(conn, rel);
+	free(rel);
 	return ret;
 }
 
@@ -1799,40 +330,93 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      size_t *upload_data_size, void **req_cls)
 {
 	const struct web_server *ws = cls;
-	struct page pg = { .ws = ws, .status = MHD_HTTP_OK };
-	enum MHD_Result ret;
 
-	strbuf_init(&pg.out, 16384);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		page_fail(&pg, MHD_HTTP_METHOD_NOT_ALLOWED,
-			  "405 method not allowed",
-			  "these pages are read-only: GET or HEAD");
 		log_debug("web: %s %s -> 405", method, url);
-		return queue(conn, pg.status, "text/html; charset=utf-8",
-			     &pg.out, 1);
+		return queue_page(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "405 method not allowed",
+				  "these pages are read-only: GET or HEAD");
 	}
 	/* a GET with a body: the body is ignored */
 	if (*upload_data_size) {
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (!strcmp(url, "/style.css")) {
-		strbuf_addbuf(&pg.out, &ws->css);
-		return queue(conn, MHD_HTTP_OK, "text/css; charset=utf-8",
-			     &pg.out, 0);
+	return route(ws, conn, url);
+}
+
+/* ---- the render worker ----------------------------------------------- */
+
+static void render_spawn(struct web_server *ws)
+{
+	char parent[32];
+	const char *argv[] = { ws->exe, "web", "--render-loop", parent, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+
+	xsnprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	rc = posix_spawn(&pid, ws->exe, &fa, NULL, (char **)argv,
+			 ws->render_env);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		errno = rc;
+		log_warn("web: cannot start the render worker '%s'", ws->exe);
+		return;
 	}
-	if (open_db(&pg) < 0) {
-		page_fail(&pg, MHD_HTTP_SERVICE_UNAVAILABLE, "503 unavailable",
-			  "cannot open the database");
-	} else {
-		route(&pg, conn, url);
-		db_close(&pg.db);
+	ws->render_pid = pid;
+	log_info("web: render worker pid %ld", (long)pid);
+}
+
+/* start the worker again when it dies (kill -9, a crash) */
+static void *render_watch(void *data)
+{
+	struct web_server *ws = data;
+	time_t next = 0;
+
+	while (!ws->stopping) {
+		int status;
+
+		if (ws->render_pid > 0 &&
+		    waitpid(ws->render_pid, &status, WNOHANG) ==
+		    ws->render_pid) {
+			log_warnx("web: the render worker %ld ended (%s %d); "
+				  "starting it again", (long)ws->render_pid,
+				  WIFSIGNALED(status) ? "signal" : "exit",
+				  WIFSIGNALED(status) ? WTERMSIG(status) :
+				  WEXITSTATUS(status));
+			ws->render_pid = 0;
+			next = time(NULL) + RENDER_RESTART_S;
+		}
+		if (!ws->render_pid && time(NULL) >= next)
+			render_spawn(ws);
+		usleep(100 * 1000);
 	}
-	log_debug("web: %s %s -> %d", method, url, pg.status);
-	ret = queue(conn, pg.status, "text/html; charset=utf-8", &pg.out, 0);
-	strbuf_release(&pg.out);
-	return ret;
+	return NULL;
+}
+
+/* the environment of the worker: no secrets, the same database */
+static char **render_environ(const struct mmci_config *cfg)
+{
+	char **env = NULL;
+	size_t nr = 0, alloc = 0;
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		if (starts_with(*e, "MMCI_SMTP_PASSWORD=") ||
+		    starts_with(*e, "MMCI_DB=") || starts_with(*e, "MMCI_DATA="))
+			continue;
+		ALLOC_GROW(env, nr + 3, alloc);
+		env[nr++] = xstrdup(*e);
+	}
+	ALLOC_GROW(env, nr + 3, alloc);
+	env[nr++] = xstrfmt("MMCI_DB=%s", cfg->db_path);
+	env[nr++] = xstrfmt("MMCI_DATA=%s", cfg->data_dir);
+	env[nr] = NULL;
+	return env;
 }
 
 /* ---- server ---------------------------------------------------------- */
@@ -1890,24 +474,18 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss,
 	return 0;
 }
 
-/* @name in PATH, or NULL; caller frees */
-static char *find_in_path(const char *name)
+/* a descriptor per connection: the soft limit up to the hard one */
+static void raise_nofile(void)
 {
-	const char *path = getenv("PATH");
-	const char *p, *colon;
+	struct rlimit rl;
 
-	for (p = path ? path : "/usr/bin:/bin"; p && *p; p = colon ?
-	     colon + 1 : NULL) {
-		char *cand;
-
-		colon = strchr(p, ':');
-		cand = xstrfmt("%.*s/%s", (int)(colon ? colon - p :
-			       (ptrdiff_t)strlen(p)), p, name);
-		if (*cand == '/' && !access(cand, X_OK))
-			return cand;
-		free(cand);
-	}
-	return NULL;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (rl.rlim_cur > 65536)
+		rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("web: cannot raise the limit of open files");
 }
 
 int web_start(const struct mmci_config *cfg, const char *listen_addr,
@@ -1917,7 +495,6 @@ int web_start(const struct mmci_config *cfg, const char *listen_addr,
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	socklen_t len;
-	char *css;
 	int v6 = 0;
 
 	*out = NULL;
@@ -1926,25 +503,30 @@ int web_start(const struct mmci_config *cfg, const char *listen_addr,
 	if (parse_listen(listen_addr, &ss, &len, &v6) < 0)
 		return -1;
 	ws = xcalloc(1, sizeof(*ws));
-	ws->db_path = xstrdup(cfg->db_path);
-	ws->gnuplot = find_in_path("gnuplot");
-	if (!ws->gnuplot)
-		log_warnx("web: gnuplot not found: pages show no plots "
-			  "(install gnuplot-nox)");
-	strbuf_init(&ws->css, 0);
-	css = project_path(cfg, "web/style.css");
-	if (strbuf_read_file(&ws->css, css, 0) < 0)
-		log_warnx("web: cannot read '%s': pages are unstyled", css);
-	free(css);
+	ws->www_fd = -1;
+	ws->www = data_path(cfg, "www");
+	ws->www_fd = open(ws->www, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ws->www_fd < 0) {
+		error_errno("cannot open '%s'", ws->www);
+		web_stop(ws);
+		return -1;
+	}
+	ws->exe = real_path("/proc/self/exe");
+	ws->render_env = render_environ(cfg);
+	raise_nofile();
 
 	ws->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				   MHD_USE_THREAD_PER_CONNECTION |
-				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
+				   MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+				   (v6 ? MHD_USE_IPv6 : 0),
 				   0, NULL, NULL, handle, ws,
 				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				   MHD_OPTION_THREAD_POOL_SIZE,
+				   (unsigned int)WEB_THREADS,
 				   MHD_OPTION_CONNECTION_LIMIT,
 				   (unsigned int)WEB_MAX_CONNECTIONS,
+				   MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				   (unsigned int)WEB_PER_IP,
 				   MHD_OPTION_CONNECTION_TIMEOUT,
 				   (unsigned int)WEB_CONN_TIMEOUT,
 				   MHD_OPTION_END);
@@ -1955,7 +537,14 @@ int web_start(const struct mmci_config *cfg, const char *listen_addr,
 	}
 	info = MHD_get_daemon_info(ws->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	ws->port = info ? info->port : 0;
-	log_info("web: serving %s (port %d)", listen_addr, ws->port);
+	if (pthread_create(&ws->watcher, NULL, render_watch, ws)) {
+		error("cannot start the render watcher thread");
+		web_stop(ws);
+		return -1;
+	}
+	ws->have_watcher = 1;
+	log_info("web: serving %s (port %d) from %s", listen_addr, ws->port,
+		 ws->www);
 	*out = ws;
 	return 0;
 }
@@ -1967,12 +556,25 @@ int web_port(const struct web_server *ws)
 
 void web_stop(struct web_server *ws)
 {
+	char **e;
+
 	if (!ws)
 		return;
 	if (ws->mhd)
 		MHD_stop_daemon(ws->mhd);
-	free(ws->db_path);
-	free(ws->gnuplot);
-	strbuf_release(&ws->css);
+	ws->stopping = 1;
+	if (ws->have_watcher)
+		pthread_join(ws->watcher, NULL);
+	if (ws->render_pid > 0) {
+		kill(ws->render_pid, SIGTERM);
+		waitpid(ws->render_pid, NULL, 0);
+	}
+	if (ws->www_fd >= 0)
+		close(ws->www_fd);
+	for (e = ws->render_env; e && *e; e++)
+		free(*e);
+	free(ws->render_env);
+	free(ws->exe);
+	free(ws->www);
 	free(ws);
 }

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * web.h - read-only web pages over the database, served by libmicrohttpd.
+ * web.h - the result pages over HTTP, served by libmicrohttpd from the
+ * files the renderer writes (render.h).
  *
  * Pages: / (recent runs, jobs, series, metrics), /run/N, /compare/A/B,
  * /series/N, /metric/WORKLOAD/METRIC[?variant=V], /style.css. Anything
- * else is a 404 page, a method other than GET or HEAD a 405.
+ * else is a 404 page, a method other than GET or HEAD a 405; a page not
+ * rendered yet is a 503 with Refresh while the render worker writes it.
  *
- * The server runs in libmicrohttpd's own threads (one per connection, a
- * few connections at a time), so a caller's loop only starts and stops it.
- * Every request opens the database read-only with a busy timeout: a page
- * never holds a write lock and never blocks the runner (WAL mode). Every
- * string from the database (subjects and names come from mail) is
- * HTML-escaped. Plots are SVG drawn by gnuplot (Debian's gnuplot-nox), a
- * child process per plot with a timeout; without gnuplot a page shows its
- * numbers and says the plot is missing.
+ * The server runs in libmicrohttpd's own threads (epoll, a few threads,
+ * thousands of connections, a short inactivity timeout and a limit per
+ * client address), so a caller's loop only starts and stops it. A
+ * request opens a file and sends it: it never reads the database and
+ * never forks. web_start() also starts the render worker, a child
+ * process (`mmci web --render-loop`) that writes the pages when the
+ * database says they changed; web_stop() stops it.
  */
 #ifndef MMCI_WEB_H
 #define MMCI_WEB_H

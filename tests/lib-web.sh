@@ -5,7 +5,10 @@
 #	test_expect 'mmci web starts on a free loopback port' web_start
 #	test_expect '...: 200, 404, 405' web_status_codes
 #
-# web_start leaves the port in $TRASH/port; test_atexit stops the server.
+# web_start leaves the port in $TRASH/port and returns once the render
+# worker has written every page (www/.version); test_atexit stops the
+# server, which stops its worker. web_rendered waits for the worker to
+# take in what the test wrote to the database since.
 # Both files have runs 1 and 2, series 1 and the variant $VARIANT of
 # fsdax rebind_memmap, so they check the same status codes.
 
@@ -35,7 +38,23 @@ web_start() {
 		sleep 0.1
 	done &&
 	sed -n "s/.*listening on port \([0-9]*\)$/\1/p" web.out > port &&
-	[ "$(cat port)" -gt 0 ]
+	[ "$(cat port)" -gt 0 ] &&
+	i=0 &&
+	until [ -s "$MMCI_DATA/www/.version" ]; do
+		i=$((i + 1)); [ $i -lt 600 ] || { cat web.err; return 1; }
+		sleep 0.1
+	done &&
+	web_rendered
+}
+
+# web_rendered: no page is dirty any more (the worker renders every second)
+web_rendered() {
+	i=0 &&
+	until [ "$(sqlite3 "$MMCI_DB" "SELECT count(*) FROM pages_dirty")" = 0 ]
+	do
+		i=$((i + 1)); [ $i -lt 600 ] || { cat "$TRASH/web.err"; return 1; }
+		sleep 0.1
+	done
 }
 
 web_status_codes() {
