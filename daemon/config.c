@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -145,6 +146,7 @@ static const char *const accel_words[] = { "kvm", "tcg", NULL };
  */
 static const struct setting_def settings[] = {
 	{ "MMCI_POLL_S", SETTING_NUMBER, 300, 1, 7 * 86400, NULL },
+	{ "MMCI_POLL_TIMEOUT_S", SETTING_NUMBER, 1800, 1, 86400, NULL },
 	{ "MMCI_PER_PATCH", SETTING_NUMBER, 1, 0, 1, NULL },
 	{ "MMCI_MAIL_SEND", SETTING_NUMBER, 0, 0, 1, NULL },
 	{ "MMCI_SMTP_TLS", SETTING_NUMBER, 0, 0, 1, NULL },
@@ -282,15 +284,32 @@ long long config_number(const char *name)
 	return n;
 }
 
+int config_secret_name(const char *name)
+{
+	static const char *const words[] = { "PASSWORD", "PASSWD", "SECRET",
+					     "TOKEN", NULL };
+	const char *const *w;
+
+	for (w = words; *w; w++)
+		if (strstr(name, *w))
+			return 1;
+	return 0;
+}
+
 int config_read_env_file(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT, where = STRBUF_INIT;
 	char *line, *next, **names = NULL, **vals = NULL;
 	size_t nr = 0, alloc = 0, alloc2 = 0, i;
-	int lineno = 0, ret = -1;
+	int lineno = 0, ret = -1, secret = 0;
+	struct stat st;
 
 	if (strbuf_read_file(&sb, path, 0) < 0) {
 		error_errno("cannot read the settings file '%s'", path);
+		goto out;
+	}
+	if (stat(path, &st) < 0) {
+		error_errno("cannot stat the settings file '%s'", path);
 		goto out;
 	}
 	/* every line is checked before any is used: all or nothing */
@@ -332,10 +351,24 @@ int config_read_env_file(const char *path)
 		strbuf_addf(&where, "%s:%d: ", path, lineno);
 		if (d && setting_parse(d, val, where.buf, &num) < 0)
 			goto out;
+		if (*val && config_secret_name(line))
+			secret = 1;
 		ALLOC_GROW(names, nr + 1, alloc);
 		ALLOC_GROW(vals, nr + 1, alloc2);
 		names[nr] = line;
 		vals[nr++] = val;
+	}
+	/*
+	 * ssh refuses a private key others can read, for the same reason:
+	 * the password is then not a secret any more, and saying so at once
+	 * beats finding out later. mmci.service reads the file as root.
+	 */
+	if (secret && (st.st_mode & (S_IRGRP | S_IROTH))) {
+		error("the settings file '%s' holds a password and is mode "
+		      "%04o: readable by %s; chmod 600 it", path,
+		      (unsigned)(st.st_mode & 07777),
+		      st.st_mode & S_IROTH ? "everyone" : "its group");
+		goto out;
 	}
 	for (i = 0; i < nr; i++) {
 		if (setenv(names[i], vals[i], 1) < 0) {

@@ -37,9 +37,10 @@ char *project_path(const struct mmci_config *cfg, const char *sub);
  * systemd's EnvironmentFile=, so the unit and the daemon read one file,
  * and every setting has one name on the command line and in the file.
  * Other names are refused (a typo must not pass unnoticed), and so is a
- * bad value of a setting config_check() knows. Every line is checked
- * before any is put into the environment: a file with an error changes
- * nothing.
+ * bad value of a setting config_check() knows. A file that sets a
+ * secret (config_secret_name(), a non-empty value) is refused when its
+ * group or others may read it. Every line is checked before any is put
+ * into the environment: a file with an error changes nothing.
  * Return: the number of settings, or -1 after error() naming the line.
  */
 int config_read_env_file(const char *path);
@@ -60,5 +61,14 @@ int config_check(void);
  * settings are read at start-up, and the daemon has checked them all.
  */
 long long config_number(const char *name);
+
+/*
+ * config_secret_name() - is environment variable @name a secret: a
+ * password, a secret or a token (MMCI_SMTP_PASSWORD)? No child is given
+ * one through its environment (run-command.c), and a settings file that
+ * sets one must be readable by its owner only (config_read_env_file()).
+ * Return: 1 or 0.
+ */
+int config_secret_name(const char *name);
 
 #endif

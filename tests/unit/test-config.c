@@ -4,6 +4,7 @@
  * config_check() on the environment, config_number() and its defaults,
  * and the settings file, which is used whole or not at all.
  */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -17,7 +18,7 @@ static const char *const names[] = {
 	"MMCI_SMTP_TIMEOUT", "MMCI_FETCH_ATTEMPTS", "MMCI_FETCH_BACKOFF_MS",
 	"MMCI_FETCH_MAX_BACKOFF_MS", "MMCI_FETCH_INTERVAL_MS",
 	"MMCI_FETCH_TIMEOUT", "MMCI_FETCH_MAX_SIZE", "MMCI_KVM_DEADLINE_S",
-	"MMCI_VERBOSE", "MMCI_SOURCES", "MMCI_ACCEL",
+	"MMCI_VERBOSE", "MMCI_SOURCES", "MMCI_ACCEL", "MMCI_POLL_TIMEOUT_S",
 };
 
 static void clear(void)
@@ -67,6 +68,9 @@ static void test_check(void)
 		{ "MMCI_FETCH_MAX_SIZE", "0", NULL },
 		{ "MMCI_KVM_DEADLINE_S", "601", NULL },
 		{ "MMCI_VERBOSE", "debug", NULL },
+		{ "MMCI_POLL_TIMEOUT_S", "30m",
+		  "MMCI_POLL_TIMEOUT_S='30m' is not a whole number in "
+		  "1..86400" },
 		{ "MMCI_SOURCES", "discover,trees",
 		  "MMCI_SOURCES='discover,trees' is not a list of 'discover' "
 		  "or 'tree'" },
@@ -118,7 +122,9 @@ static void test_number(void)
 	   config_number("MMCI_PER_PATCH") == 1 &&
 	   config_number("MMCI_FETCH_ATTEMPTS") == 4 &&
 	   config_number("MMCI_FETCH_MAX_SIZE") == 256ll << 20 &&
-	   config_number("MMCI_VERBOSE") == 1, "the defaults when unset");
+	   config_number("MMCI_VERBOSE") == 1 &&
+	   config_number("MMCI_POLL_TIMEOUT_S") == 1800,
+	   "the defaults when unset");
 	setenv("MMCI_POLL_S", "", 1);
 	is_int(config_number("MMCI_POLL_S"), 300, "the default when empty");
 	setenv("MMCI_POLL_S", "45", 1);
@@ -176,11 +182,63 @@ static void test_file(void)
 	free(path);
 }
 
+/* a file that sets a password: the owner's alone, or refused */
+static void test_secret_file(void)
+{
+	char tmpl[] = "/tmp/test-config.XXXXXX";
+	char *dir = mkdtemp(tmpl), *path, *want;
+	static const char secret[] =
+		"MMCI_SMTP_USER=mmci\n"
+		"MMCI_SMTP_PASSWORD=\"hunter2\"\n";
+	static const char empty[] = "MMCI_SMTP_PASSWORD=\n";
+
+	if (!dir) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	ok(config_secret_name("MMCI_SMTP_PASSWORD") &&
+	   config_secret_name("MMCI_API_TOKEN") &&
+	   !config_secret_name("MMCI_SMTP_USER") &&
+	   !config_secret_name("MMCI_POLL_S"), "which names are secrets");
+	path = xstrfmt("%s/mmci.conf", dir);
+	unsetenv("MMCI_SMTP_USER");
+	unsetenv("MMCI_SMTP_PASSWORD");
+	write_file(path, secret, strlen(secret));
+	chmod(path, 0644);
+	is_int(config_read_env_file(path), -1, "a password in a 0644 file: "
+	       "refused");
+	want = xstrfmt("the settings file '%s' holds a password and is mode "
+		       "0644: readable by everyone; chmod 600 it", path);
+	is_str(last_error(), want, "naming the file and its mode");
+	free(want);
+	ok(!getenv("MMCI_SMTP_USER") && !getenv("MMCI_SMTP_PASSWORD"),
+	   "and nothing of it is used");
+	chmod(path, 0640);
+	is_int(config_read_env_file(path), -1, "in a 0640 file: refused");
+	want = xstrfmt("the settings file '%s' holds a password and is mode "
+		       "0640: readable by its group; chmod 600 it", path);
+	is_str(last_error(), want, "naming the group");
+	free(want);
+	chmod(path, 0600);
+	is_int(config_read_env_file(path), 2, "in a 0600 file: used");
+	ok(!strcmp(getenv("MMCI_SMTP_PASSWORD"), "hunter2"), "the password");
+	write_file(path, empty, strlen(empty));
+	chmod(path, 0644);
+	is_int(config_read_env_file(path), 1, "an empty password line in a "
+	       "0644 file: no secret, used");
+	unsetenv("MMCI_SMTP_USER");
+	unsetenv("MMCI_SMTP_PASSWORD");
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	log_verbosity = 0;
 	test_check();
 	test_number();
 	test_file();
+	test_secret_file();
 	return done_testing();
 }
