@@ -11,6 +11,7 @@
 #include "bisect.h"
 #include "interrupt.h"
 #include "job.h"
+#include "notice.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -36,34 +37,50 @@ struct bisect {
 	long long job;
 	enum verdict dir;	/* BAD vs GOOD: WORSE or BETTER */
 	git_oid *commits;	/* commits[0] = GOOD .. commits[n] = BAD */
+	git_oid good;		/* GOOD, also when commits[0] is not it */
+	int rebased;		/* commits[0] is merge-base(GOOD, BAD) */
 	size_t n;
 	struct bisect_step *steps;
 	size_t nr_steps, alloc_steps;
 	int unclean;
 };
 
+/*
+ * The commits to bisect, first parents, oldest first: GOOD..BAD, or, when
+ * BAD does not descend from GOOD (mm-new was rebased), merge-base..BAD
+ * with b->rebased set.
+ */
 static int collect_range(git_repository *repo, const git_oid *good,
 			 const git_oid *bad, struct bisect *b)
 {
 	git_revwalk *walk = NULL;
-	git_oid oid;
+	git_oid oid, start = *good;
 	size_t alloc = 0;
 	int rc;
 
+	b->good = *good;
 	if (!git_oid_cmp(good, bad))
 		return error("GOOD and BAD are the same commit");
-	if (git_graph_descendant_of(repo, bad, good) != 1)
-		return error("BAD is not a descendant of GOOD");
+	if (git_graph_descendant_of(repo, bad, good) != 1) {
+		if (git_merge_base(&start, repo, good, bad) < 0)
+			return error("GOOD and BAD have no common history: "
+				     "nothing to bisect");
+		if (!git_oid_cmp(&start, bad))
+			return error("BAD is not a descendant of GOOD: it is "
+				     "an ancestor of it");
+		b->rebased = 1;
+	}
 	if (git_revwalk_new(&walk, repo) < 0 ||
 	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL |
 				      GIT_SORT_REVERSE) < 0 ||
 	    git_revwalk_simplify_first_parent(walk) < 0 ||
-	    git_revwalk_push(walk, bad) < 0 || git_revwalk_hide(walk, good) < 0) {
+	    git_revwalk_push(walk, bad) < 0 ||
+	    git_revwalk_hide(walk, &start) < 0) {
 		git_revwalk_free(walk);
 		return error("cannot walk GOOD..BAD: %s", git_errmsg());
 	}
 	ALLOC_GROW(b->commits, 1, alloc);
-	b->commits[0] = *good;
+	b->commits[0] = start;
 	b->n = 0;
 	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
 		ALLOC_GROW(b->commits, b->n + 2, alloc);
@@ -72,8 +89,10 @@ static int collect_range(git_repository *repo, const git_oid *good,
 	git_revwalk_free(walk);
 	if (rc != GIT_ITEROVER)
 		return error("cannot walk GOOD..BAD: %s", git_errmsg());
-	if (git_oid_cmp(&b->commits[b->n], bad))
-		return error("BAD is not on the first-parent line from GOOD");
+	if (!b->n || git_oid_cmp(&b->commits[b->n], bad))
+		return error("BAD is not on the first-parent line from %s",
+			     b->rebased ? "the merge-base of GOOD and BAD" :
+			     "GOOD");
 	return 0;
 }
 
@@ -186,9 +205,10 @@ static void step_compare(struct measure *m, struct bisect *b, int good,
 	run_comparison_release(&rb);
 }
 
-static char *bisect_json(const struct bisect *b, const struct measure *m,
-			 int kg, int kb, size_t first_bad)
+static char *bisect_json(const struct bisect *b,
+			 const struct bisect_culprit *culprit)
 {
+	const struct measure *m = &b->m;
 	json_t *steps = json_array(), *j;
 	char hex[GIT_OID_HEXSZ + 1], *s;
 	long long bad_run;
@@ -203,17 +223,28 @@ static char *bisect_json(const struct bisect *b, const struct measure *m,
 			(json_int_t)m->k[st->k].run_id, "call", st->call,
 			"note", st->note));
 	}
-	/* the runs a report compares: GOOD and the first bad commit's */
-	bad_run = m->k[kb].run_id;
+	/* the runs a report compares: the good end and the first bad one */
+	bad_run = m->k[b->kb].run_id;
 	for (i = 0; i < b->nr_steps; i++)
-		if (b->steps[i].pos == first_bad)
+		if (b->steps[i].pos == b->first_bad)
 			bad_run = m->k[b->steps[i].k].run_id;
-	git_oid_tostr(hex, sizeof(hex), &b->commits[first_bad]);
+	git_oid_tostr(hex, sizeof(hex), &b->commits[b->first_bad]);
 	j = json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:o}", "first_bad",
 		      hex, "workload", b->workload, "variant", b->variant,
 		      "metric", b->metric, "clean", !b->unclean, "base_run",
-		      (json_int_t)m->k[kg].run_id, "new_run",
+		      (json_int_t)m->k[b->kg].run_id, "new_run",
 		      (json_int_t)bad_run, "steps", steps);
+	if (b->rebased) {
+		git_oid_tostr(hex, sizeof(hex), &b->commits[0]);
+		json_object_set_new(j, "merge_base", json_string(hex));
+	}
+	if (culprit->how)
+		json_object_set_new(j, "patch", json_pack(
+			"{s:I, s:I, s:i, s:i, s:s, s:s}", "patch_id",
+			(json_int_t)culprit->patch_id, "series_id",
+			(json_int_t)culprit->series_id, "idx", culprit->idx,
+			"total", culprit->total, "message_id",
+			culprit->message_id, "found_by", culprit->how));
 	s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
 	return s;
@@ -286,6 +317,150 @@ static int measure_ends(struct bisect *b, struct measure_args *ma,
 out:
 	run_comparison_release(&ends);
 	return ret;
+}
+
+/* the newest patch where @cond holds for @key; 1, 0 or -1 */
+static int find_one(struct db *db, struct bisect_culprit *out,
+		    const char *how, const char *sel, const char *cond,
+		    const char *key)
+{
+	char *sql = xstrfmt("%s%s ORDER BY p.id DESC LIMIT 1", sel, cond);
+	sqlite3_stmt *st = db_query(db, sql, "t", key);
+	int rc;
+
+	free(sql);
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
+		out->patch_id = sqlite3_column_int64(st, 0);
+		out->series_id = sqlite3_column_int64(st, 1);
+		out->idx = sqlite3_column_int(st, 2);
+		out->total = sqlite3_column_int(st, 3);
+		out->message_id = xstrdup(db_col_text(st, 4));
+		out->title = xstrdup(db_col_text(st, 5));
+		out->how = how;
+	}
+	sqlite3_finalize(st);
+	return rc == DB_ROW ? 1 : rc == DB_DONE ? 0 : -1;
+}
+
+/*
+ * BAD was rebased: GOOD is not its ancestor, so the range starts at their
+ * merge-base, which must first be like GOOD. When it already moved as BAD
+ * did, the change came with the new upstream base, not with a patch of
+ * the branch: BISECT_UPSTREAM (said, job ended). 0: b->kg is now the
+ * merge-base's kernel, the good end of the steps. -1 on an error.
+ */
+static int measure_merge_base(struct bisect *b, struct measure_args *ma)
+{
+	struct run_comparison rc = { 0 };
+	const struct metric_comparison *mc;
+	char line[96], *result, hex[GIT_OID_HEXSZ + 1];
+	int k, i, ret = -1;
+
+	commit_line(b->repo, &b->commits[0], line, sizeof(line));
+	progress("BAD does not descend from GOOD (rebased): measuring their "
+		 "merge-base %s", line);
+	k = measure_add(&b->m, &b->commits[0], 0, 0, "merge-base");
+	if (k < 0)
+		return -1;
+	for (i = 0; i < ma->boots; i++)
+		measure_round(&b->m, (size_t[]){ k }, 1);
+	measure_adapt(&b->m, &(struct measure_pair){ b->kg, k }, 1,
+		      b->workload, b->metric, ma->max_boots);
+	if (measure_compare(&b->m, (struct measure_pair){ b->kg, k }, &rc) < 0)
+		return -1;
+	mc = focus(b, &rc);
+	if (mc && mc->c.verdict == b->dir) {
+		printf("the merge-base %s already moved %s %s %s %+.2f%% "
+		       "against GOOD (%s): the change came with the new "
+		       "upstream base, not with a patch of the branch\n",
+		       line, b->workload, b->variant, b->metric,
+		       mc->c.change_pct, verdict_name(mc->c.verdict));
+		git_oid_tostr(hex, sizeof(hex), &b->commits[0]);
+		result = xstrfmt("{\"first_bad\":null,\"upstream\":\"%s\","
+				 "\"base_run\":%lld,\"new_run\":%lld}", hex,
+				 b->m.k[b->kg].run_id, b->m.k[k].run_id);
+		job_end(b->m.db, b->job, 1, NULL, result);
+		free(result);
+		ret = BISECT_UPSTREAM;
+		goto out;
+	}
+	printf("BAD was rebased: bisecting from the merge-base %s (against "
+	       "GOOD: %s%s%s), %zu commit(s)\n", line,
+	       mc ? verdict_name(mc->c.verdict) : "not compared",
+	       mc && mc->c.reason[0] ? ", " : "", mc ? mc->c.reason : "",
+	       b->n);
+	if (!mc || mc->c.verdict != VERDICT_NO_CHANGE)
+		b->unclean = 1;	/* noted in the table's result line */
+	b->kg = k;
+	ret = 0;
+out:
+	run_comparison_release(&rc);
+	return ret;
+}
+
+/*
+ * The culprit on the list: by the Link: trailers of its message (akpm's
+ * commits carry one), by git's patch-id (the same across rebases), by an
+ * mm-commits notice of its title, or by its title. 1 found, 0 not, -1 on
+ * an error.
+ */
+int bisect_find_patch(struct db *db, git_repository *repo,
+		      const git_oid *commit, struct bisect_culprit *out)
+{
+	static const char sel[] =
+		"SELECT p.id, p.series_id, p.idx, s.total, "
+		"coalesce(p.message_id, ''), p.title FROM patches p JOIN "
+		"series s ON s.id = p.series_id WHERE ";
+	git_commit *c = NULL;
+	const char *msg, *l;
+	char pid[GIT_OID_HEXSZ + 1];
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return error("no commit %s: %s", git_oid_tostr_s(commit),
+			     git_errmsg());
+	msg = git_commit_message(c);
+	for (l = msg; l && *l && !found; l = strchr(l, '\n')) {
+		const char *u;
+		char *id;
+		size_t len = 0;
+
+		l += *l == '\n';
+		if (strncmp(l, "Link:", 5))
+			continue;
+		u = l + 5 + strspn(l + 5, " \t");
+		while (u[len] && !strchr(" \t\n>", u[len]))
+			len++;
+		id = notice_lore_msgid(u, len);
+		if (id)
+			found = find_one(db, out, "Link:", sel,
+					 "p.message_id = ?", id);
+		free(id);
+	}
+	if (!found && !tree_patch_id_of_commit(repo, commit, pid))
+		found = find_one(db, out, "patch-id", sel, "p.patch_id = ?",
+				 pid);
+	if (!found)
+		found = find_one(db, out, "mm-commits notice", sel,
+				 "p.id = (SELECT patch_id FROM notices WHERE "
+				 "title = ? AND patch_id IS NOT NULL ORDER BY "
+				 "id DESC LIMIT 1)", git_commit_summary(c));
+	if (!found)
+		found = find_one(db, out, "title", sel, "p.title = ?",
+				 git_commit_summary(c));
+	git_commit_free(c);
+	return found;
+}
+
+void bisect_culprit_release(struct bisect_culprit *c)
+{
+	free(c->message_id);
+	free(c->title);
+	memset(c, 0, sizeof(*c));
 }
 
 /* one step: build, boot and call the middle of (lo, hi) */
@@ -396,6 +571,7 @@ enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 			      const struct bisect_request *req)
 {
 	struct bisect b = { 0 };
+	struct bisect_culprit culprit = { 0 };
 	git_oid good, bad;
 	char *ref = NULL, *result;
 	double t0 = now_s();
@@ -419,7 +595,9 @@ enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 	ma->o.job_id = b.job;
 	measure_init(&b.m, cfg, db, b.repo, ma->fragment, &ma->o);
 	rc = measure_ends(&b, ma, &good, &bad);
-	if (rc == BISECT_NO_CHANGE) {
+	if (!rc && b.rebased)
+		rc = measure_merge_base(&b, ma);
+	if (rc == BISECT_NO_CHANGE || rc == BISECT_UPSTREAM) {
 		ret = rc;
 		goto out;
 	}
@@ -427,9 +605,18 @@ enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 		goto fail;
 	measure_finish(&b.m);
 	print_steps(&b);
+	if (bisect_find_patch(db, b.repo, &b.commits[b.first_bad],
+			      &culprit) > 0)
+		printf("on the list: series #%lld patch %d/%d \"%s\" <%s> "
+		       "(found by %s)\n", culprit.series_id, culprit.idx,
+		       culprit.total, culprit.title, culprit.message_id,
+		       culprit.how);
+	else
+		printf("on the list: no stored patch is this commit (by "
+		       "Link:, patch-id, mm-commits notice or title)\n");
 	printf("took %.0f s, %zu step(s); job #%lld\n", now_s() - t0,
 	       b.nr_steps, b.job);
-	result = bisect_json(&b, &b.m, b.kg, b.kb, b.first_bad);
+	result = bisect_json(&b, &culprit);
 	job_end(db, b.job, 1, NULL, result);
 	free(result);
 	ret = b.unclean ? BISECT_UNCLEAN : BISECT_CLEAN;
@@ -441,6 +628,7 @@ fail:
 		job_end(db, b.job, 0, interrupt_or_last_error(), NULL);
 out:
 	free(ref);
+	bisect_culprit_release(&culprit);
 	bisect_release(&b);
 	return ret;
 }

@@ -12,6 +12,12 @@
  * or stays ambiguous after its budget is decided by the nearer median and
  * makes the result "not clean", with the reason.
  *
+ * When BAD does not descend from GOOD (mm-new is rebased most days), the
+ * range starts at their merge-base, which is measured first: when it
+ * already moved as BAD did, the change is upstream of the branch (no
+ * patch is blamed); else merge-base..BAD is bisected. The first bad
+ * commit is then looked up on the list (bisect_find_patch()).
+ *
  * The ends are measured once, at the start: in wall-clock mode a slow
  * drift of the host over the bisection shows up as noise, which the
  * interval of each step (against boots of the ends) absorbs.
@@ -29,6 +35,7 @@ enum bisect_result {
 	BISECT_ERROR = 1,
 	BISECT_NO_CHANGE = 2,	/* GOOD and BAD do not differ */
 	BISECT_UNCLEAN = 3,	/* found, with notes */
+	BISECT_UPSTREAM = 4,	/* rebased, and the merge-base moved already */
 };
 
 struct bisect_request {
@@ -38,6 +45,24 @@ struct bisect_request {
 	const char *variant;	/* NULL: the one GOOD..BAD moved most */
 	long long job;		/* a queued job of the daemon, or 0 */
 };
+
+/* a patch of the list that a commit is */
+struct bisect_culprit {
+	long long patch_id, series_id;
+	int idx, total;		/* patch idx/total of the series */
+	char *message_id, *title;
+	const char *how;	/* "Link:", "patch-id", "mm-commits notice",
+				   "title" */
+};
+
+/*
+ * The patch of the list that @commit is: by its Link: trailers, by git's
+ * patch-id (the same after a rebase), by an mm-commits notice of its
+ * title, or by its title. 1 found (@out set), 0 not found, -1 on an error.
+ */
+int bisect_find_patch(struct db *db, git_repository *repo,
+		      const git_oid *commit, struct bisect_culprit *out);
+void bisect_culprit_release(struct bisect_culprit *c);
 
 /*
  * The workload of @metric when the request names none: the first whose

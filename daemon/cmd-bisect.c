@@ -14,7 +14,8 @@ static const char bisect_usage[] =
 	"usage: mmci bisect GOOD BAD --metric M [options]\n"
 	"\n"
 	"Find the first commit of GOOD..BAD (first parents) that moved metric\n"
-	"M, building and booting each step; say when the result is not clean.\n"
+	"M, building and booting each step; say when the result is not clean\n"
+	"and which patch of the list the commit is.\n"
 	"\n"
 	"  --metric M         metric name, as `mmci workloads` lists it\n"
 	"  --workload W       its workload, when several have M (the first)\n"
@@ -22,8 +23,12 @@ static const char bisect_usage[] =
 	"                     most)\n"
 	MEASURE_USAGE
 	"\n"
+	"When BAD does not descend from GOOD (a rebased branch), their merge-\n"
+	"base is measured first and the range starts there.\n"
+	"\n"
 	"Exit status: 0 found and clean, 3 found but not clean, 2 GOOD and BAD\n"
-	"do not differ, 1 error.\n";
+	"do not differ, 4 the merge-base of a rebased BAD moved already (an\n"
+	"upstream change, no patch of the branch), 1 error.\n";
 int cmd_bisect(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -440,16 +440,18 @@ static int store_patch(struct db *db, long long series_id,
 		       const struct series *s, const struct series_patch *p)
 {
 	char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
-	char dsha[41];
-	int bad;
+	char dsha[41], pid[GIT_OID_HEXSZ + 1];
+	int bad, has_pid;
 
 	hash_hex(p->diff, strlen(p->diff), dsha);
+	/* an unreadable diff has no patch-id; the patch is stored anyway */
+	has_pid = !tree_patch_id_of_diff(p->diff, pid);
 	bad = db_run(db, "INSERT INTO patches (series_id, idx, title, author, "
-		     "message_id, diff_sha1, version, has_diff) VALUES "
-		     "(?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "ii", series_id,
-		     (long long)p->index, p->title, who, p->mail->message_id,
-		     dsha, (long long)p->version,
-		     (long long)(*p->diff != '\0')) < 0;
+		     "message_id, diff_sha1, version, has_diff, patch_id) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "iit",
+		     series_id, (long long)p->index, p->title, who,
+		     p->mail->message_id, dsha, (long long)p->version,
+		     (long long)(*p->diff != '\0'), has_pid ? pid : NULL) < 0;
 	free(who);
 	if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0)
 		return -1;

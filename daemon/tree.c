@@ -248,3 +248,61 @@ out:
 	git_repository_free(wt);
 	return ret;
 }
+
+int tree_patch_id_of_diff(const char *diff, char hex[GIT_OID_HEXSZ + 1])
+{
+	git_diff *d = NULL;
+	git_oid id;
+	int ret = -1;
+
+	if (!diff || !strstr(diff, "diff --git "))
+		return 1;
+	/* quiet: a mail's diff may be mangled; the caller says what it means */
+	if (git_diff_from_buffer(&d, diff, strlen(diff)) < 0)
+		return -1;
+	if (!git_diff_num_deltas(d))
+		ret = 1;
+	else if (!git_diff_patchid(&id, d, NULL)) {
+		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &id);
+		ret = 0;
+	}
+	git_diff_free(d);
+	return ret;
+}
+
+int tree_patch_id_of_commit(git_repository *repo, const git_oid *commit,
+			    char hex[GIT_OID_HEXSZ + 1])
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *d = NULL;
+	git_oid id;
+	int ret = -1;
+
+	if (git_commit_lookup(&c, repo, commit) < 0 ||
+	    git_commit_tree(&t, c) < 0 ||
+	    (git_commit_parentcount(c) &&
+	     (git_commit_parent(&parent, c, 0) < 0 ||
+	      git_commit_tree(&pt, parent) < 0)) ||
+	    git_diff_tree_to_tree(&d, repo, pt, t, NULL) < 0) {
+		error("cannot diff commit %s: %s", git_oid_tostr_s(commit),
+		      git_errmsg());
+		goto out;
+	}
+	if (!git_diff_num_deltas(d))
+		ret = 1;
+	else if (git_diff_patchid(&id, d, NULL) < 0)
+		error("cannot hash commit %s: %s", git_oid_tostr_s(commit),
+		      git_errmsg());
+	else {
+		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &id);
+		ret = 0;
+	}
+out:
+	git_diff_free(d);
+	git_tree_free(pt);
+	git_tree_free(t);
+	git_commit_free(parent);
+	git_commit_free(c);
+	return ret;
+}

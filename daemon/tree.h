@@ -38,4 +38,15 @@ int tree_import_tarball(const char *tarball, const char *path,
 int tree_checkout(const struct mmci_config *cfg, git_repository *repo,
 		  const git_oid *commit, char **worktree_out);
 
+/*
+ * git's patch-id (git patch-id --stable) of a diff in git's text format,
+ * as a mail carries it, or of a commit against its first parent: the
+ * same change has the same id after a rebase. 0 with @hex set, 1 when
+ * there is no diff to hash, -1 on an error (said for a commit; quiet for
+ * a diff, which a mail may have mangled).
+ */
+int tree_patch_id_of_diff(const char *diff, char hex[GIT_OID_HEXSZ + 1]);
+int tree_patch_id_of_commit(git_repository *repo, const git_oid *commit,
+			    char hex[GIT_OID_HEXSZ + 1]);
+
 #endif
