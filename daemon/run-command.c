@@ -2,43 +2,228 @@
 /*
  * run-command.c - child processes with logs and timeouts.
  *
+ * Workload: a few children a minute at most (builds, the initramfs, the
+ * daemon's jobs and polls, a plot per page), so building the child's
+ * environment and looking its program up in PATH in the parent, for
+ * every start, costs nothing worth measuring.
+ *
  * Children run in their own process group so that a timeout kills make and
  * every compiler it started, not only the top process.
+ *
+ * After fork(). The daemon forks while libmicrohttpd's threads run; the
+ * child of fork() in a process with threads may only make
+ * async-signal-safe calls until it execs (signal-safety(7)): another
+ * thread may have held malloc's lock or stdio's at the fork, and the
+ * child would wait for it for ever. So everything is prepared before
+ * fork(), as git's run-command.c does: argv, the environment (envp for
+ * execve(), not setenv()), the program's path in PATH (execvp() may
+ * allocate), /dev/null, the log file. The child then calls setpgid(),
+ * prctl(), getppid(), sigprocmask(), signal(), dup2(), chdir(), execve(),
+ * write() and _exit() only. A failed chdir() or execve() is not printed
+ * by the child (fprintf() is not safe there): it writes the errno on a
+ * close-on-exec pipe and exits 127; the parent, which reads that pipe
+ * until the exec closes it, prints the error into the child's log.
+ * posix_spawn() was not taken: it cannot set PR_SET_PDEATHSIG.
+ *
+ * PR_SET_PDEATHSIG (prctl(2)) fires when the *thread* that forked the
+ * child ends, not the process. That is right for every caller here: a
+ * command waits for its children in the thread that started them
+ * (finish_command()), and the daemon starts its jobs, polls and mails
+ * from its main thread, which lives as long as the process. A thread
+ * that starts a child and ends without waiting for it (a pool thread of
+ * libmicrohttpd) would have its child killed with it; start children
+ * from such threads only through run_command().
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "interrupt.h"
 #include "run-command.h"
 #include "strbuf.h"
 #include "util.h"
 
-static void child_setup_env(const char **env)
+extern char **environ;
+
+/*
+ * What a child keeps of mmci's environment: what any program needs
+ * (PATH, HOME, TMPDIR, TZ, the user's name), mmci's own settings for the
+ * children that are mmci (jobs, polls), ccache's settings and cache place
+ * for a build without the sandbox (sandbox.c passes the same into its
+ * builds), the sanitizers' options for `make SANITIZE=1 check`,
+ * JOURNAL_STREAM so that a child logging to the journal keeps the
+ * priority prefixes (util.c), and XDG_RUNTIME_DIR for libvirt's session
+ * URIs. A name ending in '*' is a prefix. Secrets are dropped even when
+ * a prefix names them (config_secret_name()). LANG is always C.UTF-8:
+ * the logs mmci parses and shows must not change with the locale.
+ */
+static const char *const kept_env[] = {
+	"PATH", "HOME", "TMPDIR", "TZ", "USER", "LOGNAME", "MMCI_*",
+	"CCACHE_*", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR",
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "JOURNAL_STREAM",
+	NULL
+};
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static size_t name_len(const char *entry)
 {
-	for (; env && *env; env++) {
-		const char *eq = strchr(*env, '=');
+	return strchrnul(entry, '=') - entry;
+}
 
-		if (eq) {
-			char *name = xstrndup(*env, eq - *env);
+static int env_kept(const char *entry)
+{
+	size_t len = name_len(entry);
+	const char *const *p;
 
-			setenv(name, eq + 1, 1);
-			free(name);
-		} else {
-			unsetenv(*env);
+	for (p = kept_env; *p; p++) {
+		size_t n = strlen(*p);
+
+		if ((*p)[n - 1] == '*') {
+			if (len >= n - 1 && !strncmp(entry, *p, n - 1))
+				return 1;
+		} else if (len == n && !strncmp(entry, *p, n)) {
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* index of the entry named like @entry in @v[0..nr), or nr */
+static size_t env_find(char **v, size_t nr, const char *entry)
+{
+	size_t len = name_len(entry), i;
+
+	for (i = 0; i < nr; i++)
+		if (name_len(v[i]) == len && !strncmp(v[i], entry, len))
+			return i;
+	return nr;
+}
+
+static void env_set(char ***v, size_t *nr, size_t *alloc, const char *entry)
+{
+	size_t i = env_find(*v, *nr, entry);
+
+	if (!strchr(entry, '=')) {	/* "NAME": remove */
+		if (i < *nr) {
+			free((*v)[i]);
+			(*v)[i] = (*v)[--*nr];
+		}
+		return;
+	}
+	if (i < *nr) {
+		free((*v)[i]);
+		(*v)[i] = xstrdup(entry);
+		return;
+	}
+	ALLOC_GROW(*v, *nr + 1, *alloc);
+	(*v)[(*nr)++] = xstrdup(entry);
+}
+
+char **child_env(const char *const *env)
+{
+	char **v = NULL, **e;
+	size_t nr = 0, alloc = 0;
+
+	for (e = environ; e && *e; e++) {
+		char *name;
+		int secret;
+
+		if (!env_kept(*e))
+			continue;
+		name = xstrndup(*e, name_len(*e));
+		secret = config_secret_name(name);
+		free(name);
+		if (!secret)
+			env_set(&v, &nr, &alloc, *e);
+	}
+	if (env_find(v, nr, "PATH=") == nr)
+		env_set(&v, &nr, &alloc, "PATH=" DEFAULT_PATH);
+	env_set(&v, &nr, &alloc, "LANG=C.UTF-8");
+	for (; env && *env; env++)
+		env_set(&v, &nr, &alloc, *env);
+	ALLOC_GROW(v, nr + 1, alloc);
+	v[nr] = NULL;
+	return v;
+}
+
+void child_env_free(char **envp)
+{
+	char **e;
+
+	for (e = envp; e && *e; e++)
+		free(*e);
+	free(envp);
+}
+
+/*
+ * The file execve() is given for @prog: @prog itself when it has a '/',
+ * else the first executable regular file of that name in the child's
+ * PATH (as execvp() does, but before fork()). NULL: none; caller frees.
+ */
+static char *locate_program(const char *prog, char **envp)
+{
+	const char *path = NULL, *p;
+	size_t i;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strchr(prog, '/'))
+		return xstrdup(prog);
+	for (i = 0; envp[i]; i++)
+		if (starts_with(envp[i], "PATH="))
+			path = envp[i] + 5;
+	for (p = path; p && *p; ) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		strbuf_reset(&sb);
+		if (n)
+			strbuf_add(&sb, p, n);
+		else
+			strbuf_addch(&sb, '.');
+		strbuf_addf(&sb, "/%s", prog);
+		if (!stat(sb.buf, &st) && S_ISREG(st.st_mode) &&
+		    !access(sb.buf, X_OK))
+			return strbuf_detach(&sb, NULL);
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	strbuf_release(&sb);
+	return NULL;
+}
+
+/* what the child writes on its error pipe before it exits 127 */
+struct child_failure {
+	int chdir_failed;	/* 0: execve() failed */
+	int err;		/* errno */
+};
+
+static void __attribute__((noreturn)) child_fail(int fd, int chdir_failed,
+						 int err)
+{
+	struct child_failure f = { chdir_failed, err };
+	ssize_t n = write(fd, &f, sizeof(f));
+
+	(void)n;
+	_exit(127);
 }
 
 static int start_command_fd(struct child_process *cmd, int out_fd)
 {
 	pid_t parent;
-	int log_fd = -1;
+	int log_fd = -1, null_fd = -1, err_pipe[2] = { -1, -1 }, ret = -1;
+	char **envp = NULL, *prog = NULL;
+	sigset_t none;
+	struct child_failure f;
+	ssize_t n;
 
 	if (!cmd->argv || !cmd->argv[0])
 		BUG("start_command without argv");
@@ -52,19 +237,31 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 			return error_errno("cannot open log '%s'",
 					   cmd->log_path);
 	}
+	if (cmd->stdin_fd <= 0) {
+		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null_fd < 0) {
+			error_errno("cannot open /dev/null");
+			goto out;
+		}
+	}
+	if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+		error_errno("cannot create a pipe");
+		goto out;
+	}
+	envp = child_env(cmd->env);
+	prog = locate_program(cmd->argv[0], envp);
+	sigemptyset(&none);
 	fflush(NULL);
 	cmd->timed_out = 0;
 	cmd->start_s = now_s();
 	parent = getpid();
 	cmd->pid = fork();
 	if (cmd->pid < 0) {
-		if (log_fd >= 0)
-			close(log_fd);
-		return error_errno("cannot fork '%s'", cmd->argv[0]);
+		error_errno("cannot fork '%s'", cmd->argv[0]);
+		goto out;
 	}
 	if (!cmd->pid) {
-		int null_fd = open("/dev/null", O_RDWR);
-
+		/* async-signal-safe calls only, up to execve() (see above) */
 		setpgid(0, 0);
 		/*
 		 * A child of a killed mmci must not go on: a make left
@@ -74,9 +271,10 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 			_exit(127);
+		/* a mask or an ignored SIGPIPE of ours is not the child's */
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
-		if (null_fd >= 0)
-			dup2(null_fd, 0);
+		dup2(cmd->stdin_fd > 0 ? cmd->stdin_fd : null_fd, 0);
 		if (out_fd >= 0)
 			dup2(out_fd, 1);
 		if (log_fd >= 0) {
@@ -84,26 +282,62 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 				dup2(log_fd, 1);
 			dup2(log_fd, 2);
 		}
-		if (cmd->dir && chdir(cmd->dir) < 0) {
-			fprintf(stderr, "error: cannot chdir to '%s': %s\n",
-				cmd->dir, strerror(errno));
-			_exit(127);
-		}
-		child_setup_env(cmd->env);
-		execvp(cmd->argv[0], (char *const *)cmd->argv);
-		fprintf(stderr, "error: cannot run '%s': %s\n", cmd->argv[0],
-			strerror(errno));
-		_exit(127);
+		if (cmd->dir && chdir(cmd->dir) < 0)
+			child_fail(err_pipe[1], 1, errno);
+		if (!prog)
+			child_fail(err_pipe[1], 0, ENOENT);
+		execve(prog, (char *const *)cmd->argv, envp);
+		child_fail(err_pipe[1], 0, errno);
 	}
 	setpgid(cmd->pid, cmd->pid);
+	close(err_pipe[1]);
+	err_pipe[1] = -1;
+	/* EOF when the exec closed it; a failure report otherwise */
+	do {
+		n = read(err_pipe[0], &f, sizeof(f));
+	} while (n < 0 && errno == EINTR);
+	if (n == sizeof(f)) {
+		struct strbuf msg = STRBUF_INIT;
+
+		if (f.chdir_failed)
+			strbuf_addf(&msg, "error: cannot chdir to '%s': %s\n",
+				    cmd->dir, strerror(f.err));
+		else
+			strbuf_addf(&msg, "error: cannot run '%s': %s\n",
+				    cmd->argv[0], strerror(f.err));
+		/* where the child's own message would have gone */
+		if (write(log_fd >= 0 ? log_fd : 2, msg.buf, msg.len) !=
+		    (ssize_t)msg.len)
+			log_warn("cannot write to the log of '%s'",
+				 cmd->argv[0]);
+		strbuf_release(&msg);
+	}
+	ret = 0;
+out:
+	child_env_free(envp);
+	free(prog);
+	if (err_pipe[0] >= 0)
+		close(err_pipe[0]);
+	if (err_pipe[1] >= 0)
+		close(err_pipe[1]);
+	if (null_fd >= 0)
+		close(null_fd);
 	if (log_fd >= 0)
 		close(log_fd);
-	return 0;
+	return ret;
 }
 
 int start_command(struct child_process *cmd)
 {
 	return start_command_fd(cmd, -1);
+}
+
+void signal_command(const struct child_process *cmd, int sig)
+{
+	if (cmd->pid <= 0)
+		BUG("signal_command without a child");
+	kill(-cmd->pid, sig);
+	kill(cmd->pid, sig);
 }
 
 static int decode_status(struct child_process *cmd, int status)

@@ -1,15 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * run-command.h - start and reap child processes (make, tar, the initramfs
- * builder). Modelled on git's run-command API.
+ * builder, gnuplot, the daemon's jobs, polls and mails). Modelled on git's
+ * run-command API.
  *
- * Fd rules: the child gets /dev/null on stdin. When `log_path` is set, the
- * child's stdout and stderr are appended to that file (the parent never
- * sees them); otherwise they are inherited. The parent closes nothing of
- * its own. A child that outlives `timeout_s` is killed (SIGKILL to its
- * whole process group) and finish_command() reports it. Every child gets
- * SIGTERM when mmci dies (PR_SET_PDEATHSIG): a daemon killed with -9 leaves
- * no build or job running behind it.
+ * Fd rules: the child gets /dev/null on stdin, or `stdin_fd`. When
+ * `log_path` is set, the child's stdout and stderr are appended to that
+ * file (the parent never sees them); otherwise they are inherited. The
+ * parent closes nothing of its own. A child that outlives `timeout_s` is
+ * killed (SIGKILL to its whole process group) and finish_command()
+ * reports it. Every child gets SIGTERM when the thread that started it
+ * ends (PR_SET_PDEATHSIG, see run-command.c): a daemon killed with -9
+ * leaves no build or job running behind it.
+ *
+ * Environment: a child never inherits mmci's environment as a whole. It
+ * gets PATH, HOME, LANG=C.UTF-8 and the few names listed in run-command.c
+ * (the MMCI_* settings, ccache's and the sanitizers' own), never a secret
+ * (config_secret_name(): MMCI_SMTP_PASSWORD and its like), and then what
+ * `env` adds or removes.
+ *
+ * Everything the child needs (argv, the environment, the program's path
+ * in PATH, the fds) is prepared before fork(); between fork() and exec
+ * the child makes only async-signal-safe calls, as a process with threads
+ * (the daemon's web server) requires.
  */
 #ifndef MMCI_RUN_COMMAND_H
 #define MMCI_RUN_COMMAND_H
@@ -21,6 +34,7 @@ struct child_process {
 	const char *dir;          /* chdir here first, or NULL */
 	const char **env;         /* "NAME=value" added, "NAME" removed; NULL-terminated */
 	const char *log_path;     /* append stdout+stderr here, or NULL */
+	int stdin_fd;             /* > 0: the child's stdin (caller closes it); 0: /dev/null */
 	unsigned int timeout_s;   /* 0 = none */
 	/* called about once a second while finish_command() waits */
 	void (*tick)(void *data);
@@ -32,6 +46,13 @@ struct child_process {
 
 #define CHILD_PROCESS_INIT { 0 }
 
+/*
+ * start_command() - start the child. A program that cannot be run (not
+ * in PATH, not executable) or a `dir` that cannot be entered still gives
+ * a child, which exits 127 after "error: cannot run 'x': ..." went to
+ * its log (or stderr): callers see one failure path.
+ * Return: 0, or -1 after error() when no child could be made.
+ */
 int start_command(struct child_process *cmd);
 /*
  * Wait for the child. Returns its exit code (0..255), 128+signal when it
@@ -43,6 +64,8 @@ int finish_command(struct child_process *cmd);
  * returns it; -1 after error(). For a loop that must also see signals.
  */
 int poll_command(struct child_process *cmd, int *code);
+/* @sig to the child's process group and to the child itself */
+void signal_command(const struct child_process *cmd, int sig);
 int run_command(struct child_process *cmd);
 /* convenience: run argv in dir, output to log (may be NULL) */
 int run_command_v(const char **argv, const char *dir, const char *log_path);
@@ -53,5 +76,14 @@ int run_command_v(const char **argv, const char *dir, const char *log_path);
  */
 struct strbuf;
 int capture_command(const char **argv, const char *dir, struct strbuf *out);
+
+/**
+ * child_env() - the environment a child gets, as start_command() makes it
+ * @env: "NAME=value" to add or replace, "NAME" to remove; may be NULL
+ *
+ * Return: a NULL-terminated array; caller frees it with child_env_free().
+ */
+char **child_env(const char *const *env);
+void child_env_free(char **envp);
 
 #endif
