@@ -20,6 +20,12 @@ static const struct metric_def bind_metrics[] = {
 	{ NULL }
 };
 
+#define MAP_COUNTS(t)                                                        \
+	{ t "_ptes", "entries", 1, 1, "4 KiB page table entries of " t },    \
+	{ t "_cont_ptes", "entries", 0, 1,                                   \
+	  "contiguous-bit entries of " t " (arm64 CONT_PTE)" },              \
+	{ t "_pmds", "entries", 0, 1, "PMD block entries of " t }
+
 static const struct metric_def vmap_metrics[] = {
 	{ "ioremap_1m", "us", 1, 0.001, "ioremap() of 1 MiB" },
 	{ "iounmap_1m", "us", 1, 0.001, "iounmap() of 1 MiB" },
@@ -31,6 +37,12 @@ static const struct metric_def vmap_metrics[] = {
 	{ "vmap_100m_order8", "us", 1, 0.001,
 	  "vmap() of 100 MiB made of order-8 pages" },
 	{ "vunmap_100m_order8", "us", 1, 0.001, "vunmap() of the above" },
+	/* how the kernel mapped each range (mmci_bench.c): fewer 4 KiB
+	 * entries means larger mappings, which the batching series bring */
+	MAP_COUNTS("ioremap_1m"),
+	MAP_COUNTS("vmalloc_1m"),
+	MAP_COUNTS("vmalloc_huge_1m"),
+	MAP_COUNTS("vmap_100m_order8"),
 	{ NULL }
 };
 

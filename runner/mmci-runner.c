@@ -1269,7 +1269,7 @@ static void bench_line(struct modload *m, const char *text)
 	static const char prefix[] = BENCH_MODULE ": ";
 	struct bench *b = m->data;
 	struct memmap_stat st = { 0 };
-	unsigned long long iter, ns;
+	unsigned long long iter, ns, map[4];
 	char metric[64], val[128];
 	int err;
 
@@ -1296,6 +1296,26 @@ static void bench_line(struct modload *m, const char *text)
 		b->last[0] = '\0';
 		if (!strcmp(metric, "memremap_pages"))
 			b->memremaps++;
+	} else if (sscanf(text, "%63s map ptes %llu cont_ptes %llu pmds %llu "
+			  "holes %llu", metric, &map[0], &map[1], &map[2],
+			  &map[3]) == 5 && valid_metric(metric)) {
+		/* how the kernel mapped the range: counts, one per boot */
+		static const char *const kind[] = { "ptes", "cont_ptes",
+						    "pmds" };
+		char name[96];
+		size_t k;
+
+		for (k = 0; k < 3; k++) {
+			xsnprintf(name, sizeof(name), "%s_%s", metric,
+				  kind[k]);
+			emit_sample_unit(m->workload, name, "entries", 1,
+					 (double)map[k], 0);
+		}
+		if (map[3])
+			emit_error(m->workload, -1, "%s: %llu page(s) of the "
+				   "mapped range are not mapped", metric,
+				   map[3]);
+		b->last[0] = '\0';
 	} else if (sscanf(text, "%63s error %d", metric, &err) == 2) {
 		/* the line before may say why */
 		emit_error(m->workload, -1, "%s: %s%s%s%s", metric,
