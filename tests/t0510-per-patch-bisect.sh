@@ -6,6 +6,8 @@
 # with +1 and +3 unchanged; `mmci bisect` over the same commits must name
 # patch 2's commit, cleanly; a range without a change has nothing to
 # bisect. The kernels are cache hits or no-op rebuilds after t0500.
+# A rebased BAD is bisected from its merge-base, and the culprit is found
+# on the list by patch-id; a merge-base that moved already is upstream's.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
@@ -121,6 +123,52 @@ test_expect 'bad input: unknown metric (129), BAD not after GOOD (1)' '
 	cat e1 e2
 	[ $r1 = 129 ] && grep -q "unknown metric .no_such_metric." e1 &&
 	[ $r2 = 1 ] && grep -q "BAD is not a descendant of GOOD" e2
+'
+
+# mm-new is rebased most days. A "rebase" whose trees are those built
+# above (cache hits, no compile): a new upstream commit U with the base's
+# tree, then the three patches again on U (new ids, same trees).
+# merge-base(P1, N3) is debian-6.12, which is like P1: the range
+# debian-6.12..N3 is bisected and N2 is patch 2 of the series on the
+# list, found by git's patch-id (the commits have no Link:).
+git_t() {
+	git -C "$MMCI_TREE" -c user.name=T -c user.email=t@example.org "$@"
+}
+on_top() {	# TREE-COMMIT PARENT: a commit with that tree and message
+	git_t commit-tree "$1^{tree}" -p "$2" -m "$(git_t log -1 --format=%B "$1")"
+}
+if [ -n "$P3" ]; then
+	U=$(git_t commit-tree "debian-6.12^{tree}" -p debian-6.12 -m "upstream: a new base")
+	N1=$(on_top "$P1" "$U")
+	N2=$(on_top "$P2" "$N1")
+	N3=$(on_top "$P3" "$N2")
+	R=$(git_t commit-tree "debian-6.12^{tree}" -p "$P2" -m "revert the check")
+fi
+
+test_expect 'a rebased BAD: bisected from the merge-base, patch 2 named' '
+	[ -n "$N3" ] &&
+	"$MMCI" bisect "$P1" "$N3" --metric rebind_memmap $RUNOPTS \
+		> reb 2> err || { cat reb; tail -30 err; exit 1; }
+	cat reb &&
+	grep -q "^BAD was rebased: bisecting from the merge-base $(git_t rev-parse --short=12 debian-6.12) .*no change.*, 4 commit(s)$" reb &&
+	grep -q "^first commit that moved fsdax align=2M,map=dev rebind_memmap: $(echo "$N2" | cut -c1-12) mm/mm_init: verify" reb &&
+	grep -q "^result: clean" reb &&
+	grep -q "^on the list: series #1 patch 2/3 \"mm/mm_init: verify.*(found by patch-id)$" reb &&
+	sql "SELECT result FROM jobs WHERE kind = \"bisect\" ORDER BY id DESC LIMIT 1" > res &&
+	grep -q "\"merge_base\":\"$(git_t rev-parse debian-6.12)\"" res &&
+	grep -q "\"idx\":2,\"total\":3" res
+'
+
+test_expect 'a rebased BAD whose merge-base moved already: upstream (4)' '
+	[ -n "$R" ] &&
+	set +e
+	"$MMCI" bisect "$R" "$P3" --metric rebind_memmap $RUNOPTS > up 2> err
+	rc=$?
+	set -e
+	cat up; [ $rc = 4 ] || { tail -30 err; exit 1; }
+	grep -q "^the merge-base $(echo "$P2" | cut -c1-12) .* already moved .* worse): the change came with the new upstream base" up &&
+	sql "SELECT result FROM jobs WHERE kind = \"bisect\" ORDER BY id DESC LIMIT 1" |
+		grep -q "\"first_bad\":null,\"upstream\":\"$P2\""
 '
 
 test_expect 'no domain and no NVDIMM file left' '
