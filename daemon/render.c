@@ -45,12 +45,28 @@
 #define WEB_MAX_PLOTS 12		/* metric panels on a compare page */
 #define PLOT_TIMEOUT 20			/* s for one gnuplot */
 
+/* the value of one metric in one finished run, as a trend point shows it */
+struct run_value {
+	char *workload, *variant, *metric, *unit;
+	double value;		/* in unit */
+	int boots;		/* ok boots with samples */
+	size_t n;		/* samples */
+};
+
+struct run_values {
+	long long run;
+	struct run_value *v;
+	size_t nr, alloc;
+};
+
 struct renderer {
 	struct db db;		/* read-write: pages_dirty */
 	char *www;		/* <data>/www, absolute */
 	char *gnuplot;		/* absolute path, NULL when not installed */
 	int pages;		/* files written (changed) */
 	int same;		/* files rendered unchanged */
+	struct run_values *memo;	/* this pass's run values, by run */
+	size_t memo_nr, memo_alloc;
 };
 
 /* one page: the renderer's database handle (not owned) and output */
@@ -651,24 +667,301 @@ static void index_series(struct page *pg)
 	sqlite3_finalize(st);
 }
 
+static int store(struct renderer *r, const char *rel,
+		 const struct strbuf *sb);
+
+/* ---- per-run metric values: www/.cache/N ----------------------------- */
+
+/*
+ * A metric page shows one value per finished run for the newest
+ * WEB_TREND_RUNS runs, the index the metrics of those runs: read from the
+ * samples that is 1.25 M rows at 2,500 samples a run, 1-2 s a page
+ * (bench/web.sh). A finished run's samples do not change, so its values
+ * are computed once, kept in www/.cache/N (tab-separated, escaped), and
+ * dropped when the run changes (expand_run()).
+ */
+static void run_values_release(struct run_values *rv)
+{
+	size_t i;
+
+	for (i = 0; i < rv->nr; i++) {
+		free(rv->v[i].workload);
+		free(rv->v[i].variant);
+		free(rv->v[i].metric);
+		free(rv->v[i].unit);
+	}
+	free(rv->v);
+	memset(rv, 0, sizeof(*rv));
+}
+
+static struct run_value *run_value_add(struct run_values *rv, const char *w,
+				       const char *v, const char *m,
+				       const char *u)
+{
+	struct run_value *x;
+
+	ALLOC_GROW(rv->v, rv->nr + 1, rv->alloc);
+	x = &rv->v[rv->nr++];
+	memset(x, 0, sizeof(*x));
+	x->workload = xstrdup(w);
+	x->variant = xstrdup(v);
+	x->metric = xstrdup(m);
+	x->unit = xstrdup(u);
+	return x;
+}
+
+/* the compare rules: wall clock, the median of the per-boot medians;
+ * icount, the median of all samples; ok boots only */
+static int run_values_compute(struct db *db, long long run, int wall,
+			      struct run_values *rv)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT s.workload, s.variant, s.metric, s.unit, s.boot_id, "
+		"s.value FROM samples s JOIN boots b ON b.id = s.boot_id WHERE "
+		"s.run_id = ? AND b.status = 'ok' ORDER BY s.workload, "
+		"s.variant, s.metric, s.boot_id, s.iteration", "i", run);
+	struct values boot = { 0 }, meds = { 0 }, all = { 0 };
+	struct run_value *cur = NULL;
+	long long bid = -1;
+	int rc;
+
+	rv->run = run;
+	if (!st)
+		return -1;
+	do {
+		int same;
+
+		rc = db_step(db, st);
+		same = rc == DB_ROW && cur &&
+		       !strcmp(cur->workload, db_col_text(st, 0)) &&
+		       !strcmp(cur->variant, db_col_text(st, 1)) &&
+		       !strcmp(cur->metric, db_col_text(st, 2));
+		if (!same || sqlite3_column_int64(st, 4) != bid) {
+			if (boot.nr)
+				values_add(&meds, median_of(&boot));
+			boot.nr = 0;
+		}
+		if (!same && cur) {
+			cur->value = wall ? median_of(&meds) : median_of(&all);
+			cur->boots = meds.nr;
+			cur->n = all.nr;
+			meds.nr = all.nr = 0;
+		}
+		if (rc != DB_ROW)
+			break;
+		if (!same)
+			cur = run_value_add(rv, db_col_text(st, 0),
+					    db_col_text(st, 1),
+					    db_col_text(st, 2),
+					    db_col_text(st, 3));
+		bid = sqlite3_column_int64(st, 4);
+		values_add(&boot, sqlite3_column_double(st, 5));
+		values_add(&all, sqlite3_column_double(st, 5));
+	} while (1);
+	sqlite3_finalize(st);
+	free(boot.v);
+	free(meds.v);
+	free(all.v);
+	return rc == DB_DONE ? 0 : -1;
+}
+
+static void cache_esc(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\\')
+			strbuf_addstr(sb, "\\\\");
+		else if (*s == '\t')
+			strbuf_addstr(sb, "\\t");
+		else if (*s == '\n')
+			strbuf_addstr(sb, "\\n");
+		else
+			strbuf_addch(sb, *s);
+}
+
+/* one field of a cache line, unescaped in place; NULL at the end */
+static char *cache_field(char **p)
+{
+	char *start = *p, *in, *out;
+
+	if (!start)
+		return NULL;
+	for (in = out = start; *in && *in != '\t'; in++) {
+		if (*in == '\\' && in[1]) {
+			in++;
+			*out++ = *in == 't' ? '\t' : *in == 'n' ? '\n' : *in;
+		} else {
+			*out++ = *in;
+		}
+	}
+	*p = *in ? in + 1 : NULL;
+	*out = '\0';
+	return start;
+}
+
+static void cache_drop(struct renderer *r, long long run)
+{
+	char *path = xstrfmt("%s/.cache/%lld", r->www, run);
+	size_t i;
+
+	unlink(path);
+	free(path);
+	for (i = 0; i < r->memo_nr; i++)
+		if (r->memo[i].run == run) {
+			run_values_release(&r->memo[i]);
+			r->memo[i] = r->memo[--r->memo_nr];
+			break;
+		}
+}
+
+/*
+ * The values of finished run @run (@wall: its clock), from the memo, the
+ * cache file, or the samples (then cached). Not owned by the caller.
+ */
+static const struct run_values *run_values_get(struct renderer *r,
+					       long long run, int wall)
+{
+	char *path = xstrfmt("%s/.cache/%lld", r->www, run);
+	struct strbuf sb = STRBUF_INIT;
+	struct run_values *rv;
+	size_t i;
+
+	for (i = 0; i < r->memo_nr; i++)
+		if (r->memo[i].run == run) {
+			free(path);
+			return &r->memo[i];
+		}
+	ALLOC_GROW(r->memo, r->memo_nr + 1, r->memo_alloc);
+	rv = &r->memo[r->memo_nr++];
+	memset(rv, 0, sizeof(*rv));
+	rv->run = run;
+	if (strbuf_read_file(&sb, path, 0) >= 0 && starts_with(sb.buf, "v1\n")) {
+		char *line = sb.buf + 3, *nl;
+
+		for (; *line; line = nl + 1) {
+			char *p = line, *w, *v, *m, *u, *val, *b, *n;
+			struct run_value *x;
+
+			nl = strchr(line, '\n');
+			if (!nl)
+				break;
+			*nl = '\0';
+			w = cache_field(&p);
+			v = cache_field(&p);
+			m = cache_field(&p);
+			u = cache_field(&p);
+			val = cache_field(&p);
+			b = cache_field(&p);
+			n = cache_field(&p);
+			if (!n)
+				continue;
+			x = run_value_add(rv, w, v, m, u);
+			x->value = strtod(val, NULL);
+			x->boots = atoi(b);
+			x->n = strtoul(n, NULL, 10);
+		}
+	} else if (run_values_compute(&r->db, run, wall, rv) == 0) {
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "v1\n");
+		for (i = 0; i < rv->nr; i++) {
+			const struct run_value *x = &rv->v[i];
+
+			cache_esc(&sb, x->workload);
+			strbuf_addch(&sb, '\t');
+			cache_esc(&sb, x->variant);
+			strbuf_addch(&sb, '\t');
+			cache_esc(&sb, x->metric);
+			strbuf_addch(&sb, '\t');
+			cache_esc(&sb, x->unit);
+			strbuf_addf(&sb, "\t%.17g\t%d\t%zu\n", x->value, x->boots,
+				    x->n);
+		}
+		store(r, path + strlen(r->www) + 1, &sb);
+		r->pages--;	/* not a page */
+	}
+	strbuf_release(&sb);
+	free(path);
+	return rv;
+}
+
+static void memo_release(struct renderer *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->memo_nr; i++)
+		run_values_release(&r->memo[i]);
+	free(r->memo);
+	r->memo = NULL;
+	r->memo_nr = r->memo_alloc = 0;
+}
+
+/* the newest WEB_TREND_RUNS runs that finished, oldest first */
+static sqlite3_stmt *trend_runs(struct db *db)
+{
+	return db_query(db,
+		"SELECT r.id, r.started_at, r.clock, r.accel || '/' || r.clock "
+		"|| ', ' || r.nvdimm_mib || ' MiB NVDIMM on ' || r.backing || "
+		"', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus || ' vCPU' || "
+		"CASE WHEN coalesce(json_extract(r.params, '$.pin'), 0) THEN "
+		"' pinned' ELSE '' END, r.kernel_release, r.label FROM runs r "
+		"WHERE r.status = 'ok' AND r.id > (SELECT coalesce(max(id), 0) "
+		"FROM runs) - ? ORDER BY r.started_at, r.id", "i",
+		(long long)WEB_TREND_RUNS);
+}
+
+struct metric_count {
+	const struct run_value *v;
+	int runs;
+};
+
+static int metric_count_cmp(const void *a, const void *b)
+{
+	const struct run_value *x = ((const struct metric_count *)a)->v;
+	const struct run_value *y = ((const struct metric_count *)b)->v;
+	int c = strcmp(x->workload, y->workload);
+
+	if (!c)
+		c = strcmp(x->variant, y->variant);
+	if (!c)
+		c = strcmp(x->metric, y->metric);
+	return c ? c : strcmp(x->unit, y->unit);
+}
+
 static void index_metrics(struct page *pg)
 {
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT workload, variant, metric, unit, count(DISTINCT "
-		"run_id) FROM samples WHERE run_id > (SELECT coalesce(max(id), "
-		"0) FROM runs) - ? GROUP BY workload, variant, metric, unit "
-		"ORDER BY workload, variant, metric", "i",
-		(long long)WEB_TREND_RUNS);
+	struct renderer *r = (struct renderer *)pg->r;
+	sqlite3_stmt *st = trend_runs(&pg->db);
+	struct metric_count *mc = NULL;
+	size_t nr = 0, alloc = 0, i, j;
 
 	strbuf_addstr(&pg->out, "<h2>Metrics</h2>\n");
 	if (!st) {
 		page_note_error(pg, "cannot read the metrics");
 		return;
 	}
+	while (db_step(&pg->db, st) == DB_ROW) {
+		const struct run_values *rv = run_values_get(r,
+			sqlite3_column_int64(st, 0),
+			!strcmp(db_col_text(st, 2), "wall"));
+
+		for (i = 0; i < rv->nr; i++) {
+			struct metric_count key = { &rv->v[i], 0 };
+
+			for (j = 0; j < nr; j++)
+				if (!metric_count_cmp(&mc[j], &key))
+					break;
+			if (j == nr) {
+				ALLOC_GROW(mc, nr + 1, alloc);
+				mc[nr++] = key;
+			}
+			mc[j].runs++;
+		}
+	}
+	sqlite3_finalize(st);
+	qsort(mc, nr, sizeof(*mc), metric_count_cmp);
 	strbuf_addstr(&pg->out, "<ul id=\"metrics\" class=\"cols\">\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *w = db_col_text(st, 0), *v = db_col_text(st, 1);
-		const char *m = db_col_text(st, 2);
+	for (i = 0; i < nr; i++) {
+		const char *w = mc[i].v->workload, *v = mc[i].v->variant;
+		const char *m = mc[i].v->metric;
 
 		strbuf_addstr(&pg->out, "<li><a href=\"");
 		metric_href(pg, w, v, m);
@@ -681,11 +974,10 @@ static void index_metrics(struct page *pg)
 			h(pg, v);
 			strbuf_addstr(&pg->out, "</small>");
 		}
-		strbuf_addf(&pg->out, "</a> (%d runs)</li>\n",
-			    sqlite3_column_int(st, 4));
+		strbuf_addf(&pg->out, "</a> (%d runs)</li>\n", mc[i].runs);
 	}
 	strbuf_addstr(&pg->out, "</ul>\n");
-	sqlite3_finalize(st);
+	free(mc);
 }
 
 static void page_index(struct page *pg)
@@ -1520,71 +1812,48 @@ static int load_trend(struct page *pg, const char *workload,
 		      const char *variant, const char *metric,
 		      struct trend_point **out, size_t *nr, char **unit)
 {
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.id, r.started_at, r.clock, r.accel || '/' || r.clock "
-		"|| ', ' || r.nvdimm_mib || ' MiB NVDIMM on ' || r.backing || "
-		"', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus || ' vCPU' || "
-		"CASE WHEN coalesce(json_extract(r.params, '$.pin'), 0) THEN "
-		"' pinned' ELSE '' END, r.kernel_release, r.label, s.boot_id, "
-		"s.value, s.unit FROM samples s JOIN runs r ON r.id = s.run_id "
-		"JOIN boots b ON b.id = s.boot_id WHERE s.workload = ? AND "
-		"s.variant = ? AND s.metric = ? AND r.status = 'ok' AND "
-		"b.status = 'ok' AND r.id > (SELECT coalesce(max(id), 0) FROM "
-		"runs) - ? ORDER BY r.started_at, r.id, s.boot_id, s.iteration",
-		"ttti", workload, variant, metric, (long long)WEB_TREND_RUNS);
-	struct values boot = { 0 }, meds = { 0 }, all = { 0 };
+	struct renderer *r = (struct renderer *)pg->r;
+	sqlite3_stmt *st = trend_runs(&pg->db);
 	struct trend_point *p = NULL;
-	size_t alloc = 0;
-	long long run = -1, bid = -1;
-	int wall = 0, rc;
+	size_t alloc = 0, i;
+	int rc;
 
 	*out = NULL;
 	*nr = 0;
 	*unit = NULL;
 	if (!st)
 		return -1;
-	do {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW || sqlite3_column_int64(st, 6) != bid) {
-			if (boot.nr)
-				values_add(&meds, median_of(&boot));
-			boot.nr = 0;
-		}
-		if ((rc != SQLITE_ROW || sqlite3_column_int64(st, 0) != run) &&
-		    all.nr) {
-			p[*nr - 1].value = wall ? median_of(&meds) :
-						  median_of(&all);
-			p[*nr - 1].boots = meds.nr;
-			p[*nr - 1].n = all.nr;
-			meds.nr = all.nr = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		if (sqlite3_column_int64(st, 0) != run) {
+	while ((rc = db_step(&pg->db, st)) == DB_ROW) {
+		long long run = sqlite3_column_int64(st, 0);
+		const struct run_values *rv = run_values_get(r, run,
+			!strcmp(db_col_text(st, 2), "wall"));
+
+		for (i = 0; i < rv->nr; i++) {
+			const struct run_value *x = &rv->v[i];
 			struct trend_point *tp;
 
+			if (strcmp(x->workload, workload) ||
+			    strcmp(x->variant, variant) ||
+			    strcmp(x->metric, metric))
+				continue;
 			ALLOC_GROW(p, *nr + 1, alloc);
 			tp = &p[(*nr)++];
-			run = sqlite3_column_int64(st, 0);
 			tp->run = run;
 			tp->t = sqlite3_column_double(st, 1);
-			wall = !strcmp(db_col_text(st, 2), "wall");
 			tp->line = xstrdup(db_col_text(st, 3));
 			tp->release = xstrdup(db_col_text(st, 4));
 			tp->label = xstrdup(db_col_text(st, 5));
+			tp->value = x->value;
+			tp->boots = x->boots;
+			tp->n = x->n;
 			if (!*unit)
-				*unit = xstrdup(db_col_text(st, 8));
+				*unit = xstrdup(x->unit);
+			break;
 		}
-		bid = sqlite3_column_int64(st, 6);
-		values_add(&boot, sqlite3_column_double(st, 7));
-		values_add(&all, sqlite3_column_double(st, 7));
-	} while (1);
+	}
 	sqlite3_finalize(st);
-	free(boot.v);
-	free(meds.v);
-	free(all.v);
 	*out = p;
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc == DB_DONE ? 0 : -1;
 }
 
 static void page_metric(struct page *pg, const char *workload,
@@ -1858,7 +2127,22 @@ char *render_metric_path(const char *workload, const char *metric,
 
 /* render one key: "index", "run/N", "series/N", "compare/A-B",
  * "ondemand/A-B", "metric/W/M?VARIANT" */
+static int render_key_1(struct renderer *r, const char *key);
+
 static int render_key(struct renderer *r, const char *key)
+{
+	struct timespec t0, t1;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = render_key_1(r, key);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	log_debug("render: %s in %.0f ms", key, (t1.tv_sec - t0.tv_sec) *
+		  1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return ret;
+}
+
+static int render_key_1(struct renderer *r, const char *key)
 {
 	struct page pg;
 	const char *rest;
@@ -1973,14 +2257,20 @@ static void expand_run(struct renderer *r, struct keyset *ks, long long id)
 			"builds b ON b.id = r.build_id WHERE r.id = ?", "i", id);
 	if (series)
 		expand_series(r, ks, series);
-	if (db_int(&r->db, 0, "SELECT count(*) FROM runs WHERE id = ? AND "
-		   "status = 'ok'", "i", id) != 1)
-		return;
-	st = db_query(&r->db, "SELECT DISTINCT workload, metric, variant FROM "
-		      "samples WHERE run_id = ?", "i", id);
-	while (st && db_step(&r->db, st) == DB_ROW)
-		keyset_add(ks, xstrfmt("metric/%s/%s?%s", db_col_text(st, 0),
-				       db_col_text(st, 1), db_col_text(st, 2)));
+	cache_drop(r, id);
+	st = db_query(&r->db, "SELECT clock = 'wall' FROM runs WHERE id = ? "
+		      "AND status = 'ok'", "i", id);
+	if (st && db_step(&r->db, st) == DB_ROW) {
+		const struct run_values *rv = run_values_get(r, id,
+			sqlite3_column_int(st, 0));
+		size_t i;
+
+		for (i = 0; i < rv->nr; i++)
+			keyset_add(ks, xstrfmt("metric/%s/%s?%s",
+					       rv->v[i].workload,
+					       rv->v[i].metric,
+					       rv->v[i].variant));
+	}
 	sqlite3_finalize(st);
 }
 
@@ -2243,6 +2533,7 @@ static int render_pass(struct renderer *r, int all)
 	keyset_release(&ks);
 	strbuf_release(&sb);
 	free(version);
+	memo_release(r);
 	return errors ? -1 : 0;
 }
 
