@@ -14,6 +14,10 @@
  * forwards no signal). --new-session keeps the build off our terminal
  * (TIOCSTI), so it is in another process group than bwrap.
  */
+#include <errno.h>
+#include <ftw.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -42,11 +46,151 @@ int sandbox_kind_parse(const char *s, enum sandbox_kind *kind)
 	return 0;
 }
 
+const char *sandbox_build_user(void)
+{
+	const char *v = getenv("MMCI_BUILD_USER");
+
+	if (geteuid())
+		return NULL;
+	return v && *v ? v : SANDBOX_BUILD_USER;
+}
+
 const char *sandbox_describe(const struct sandbox *sb)
 {
+	static struct strbuf desc = STRBUF_INIT;
+	const char *user = sandbox_build_user();
+
 	if (sb->kind == SANDBOX_NONE)
 		return "none";
-	return "bwrap, no network, uid " STR(SANDBOX_UID);
+	if (!user)
+		return "bwrap, no network, uid " STR(SANDBOX_UID);
+	strbuf_reset(&desc);
+	strbuf_addf(&desc, "bwrap, no network, user %s", user);
+	return desc.buf;
+}
+
+/*
+ * The build user's ids into @sb (sb->drop set), or nothing to do when mmci
+ * does not run as root. Return: 0, or -1 after error().
+ */
+static int resolve_user(struct sandbox *sb)
+{
+	const char *name = sandbox_build_user();
+	struct passwd *pw;
+
+	sb->drop = 0;
+	if (!name)
+		return 0;
+	errno = 0;
+	pw = getpwnam(name);
+	if (!pw)
+		return error("build user '%s' does not exist%s%s: create it "
+			     "with vm-images/host-setup.sh or name another "
+			     "with MMCI_BUILD_USER", name, errno ? ": " : "",
+			     errno ? strerror(errno) : "");
+	if (!pw->pw_uid || !pw->pw_gid)
+		return error("build user '%s' is root (uid %d, gid %d): "
+			     "MMCI_BUILD_USER must name an unprivileged user",
+			     name, (int)pw->pw_uid, (int)pw->pw_gid);
+	sb->uid = pw->pw_uid;
+	sb->gid = pw->pw_gid;
+	sb->drop = 1;
+	return 0;
+}
+
+/* --- the build user owns what a build writes ------------------------- */
+
+static uid_t own_uid;
+static gid_t own_gid;
+static int own_failed;
+static const char *own_failed_path;
+
+static int own_one(const char *path, const struct stat *st, int type,
+		   struct FTW *ftw)
+{
+	if (type == FTW_NS || type == FTW_DNR)
+		return 0;
+	if (st->st_uid == own_uid && st->st_gid == own_gid)
+		return 0;
+	/*
+	 * A second link to a file we do not own may be a hard link the
+	 * build made to a file elsewhere (protected_hardlinks off): never
+	 * hand that over. Nothing mmci or kbuild writes has one.
+	 */
+	if (type != FTW_D && type != FTW_DP && type != FTW_SL &&
+	    st->st_nlink > 1)
+		return 0;
+	if (lchown(path, own_uid, own_gid) < 0 && !own_failed++)
+		own_failed_path = xstrdup(path);
+	return 0;
+}
+
+/*
+ * Hand every entry below the writable directories to the build user: mmci
+ * (root) creates them and writes into them between the sandboxed commands
+ * (the fragment's copy, the build log, the bench module's sources), and
+ * ccache's cache is shared with builds made without the sandbox. Nothing of
+ * the build runs meanwhile (bwrap's PID namespace ends with the command),
+ * and FTW_PHYS never follows a symbolic link the build left (lchown changes
+ * the link itself). About 11,000 entries (object directory and a 60 MB
+ * ccache) take some 30 ms.
+ */
+static void own_dirs(const struct sandbox *sb)
+{
+	const char **p;
+
+	own_uid = sb->uid;
+	own_gid = sb->gid;
+	for (p = sb->rw; p && *p; p++) {
+		own_failed = 0;
+		own_failed_path = NULL;
+		if (nftw(*p, own_one, 32, FTW_PHYS | FTW_MOUNT) < 0 &&
+		    errno != ENOENT)
+			log_warn("cannot walk '%s'", *p);
+		if (own_failed) {
+			log_warnx("cannot hand %d file(s) below '%s' to the "
+				  "build user (first: '%s'): the build may "
+				  "fail to write them", own_failed, *p,
+				  own_failed_path);
+			free((char *)own_failed_path);
+		}
+	}
+}
+
+/*
+ * A directory the build user may enter only by a grant to it alone (an
+ * ACL, as host-setup.sh gives on root's home to reach ccache's cache):
+ * not searchable by others. The sandbox lays a tmpfs over the topmost one
+ * above each bound directory, so the build sees the bound directory there
+ * and nothing else of it (root's home: only ~/.cache/ccache). NULL when
+ * every directory above @path is open to all; caller frees.
+ */
+static char *private_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash;
+	char *top = NULL;
+	struct stat st;
+
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (!stat(dir, &st) && S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH)) {
+			free(top);
+			top = xstrdup(dir);
+		}
+	}
+	free(dir);
+	return top;
+}
+
+static int contains(char *const *list, size_t nr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
 }
 
 static void push(struct sandbox *sb, const char *arg)
@@ -106,8 +250,35 @@ static void build_argv(struct sandbox *sb, const char *dir,
 		       const char **env, const char **argv)
 {
 	const char **p;
-	char **e;
+	char **e, **hidden = NULL;
+	size_t nr_hidden = 0, alloc_hidden = 0, i;
 
+	if (sb->drop) {
+		char id[64];
+
+		/*
+		 * setpriv (util-linux) drops root before bwrap starts, so the
+		 * user namespace belongs to the build user and SANDBOX_UID
+		 * inside is that user outside. A change of uid clears the
+		 * parent-death signal run-command.c set: "keep" restores it.
+		 */
+		push(sb, "setpriv");
+		if (sb->uid == (uid_t)-1) {
+			char *a = xstrfmt("--reuid=%s", sandbox_build_user());
+
+			push(sb, a);
+			free(a);
+			push(sb, "--regid=-");
+		} else {
+			xsnprintf(id, sizeof(id), "--reuid=%d", (int)sb->uid);
+			push(sb, id);
+			xsnprintf(id, sizeof(id), "--regid=%d", (int)sb->gid);
+			push(sb, id);
+		}
+		push(sb, "--clear-groups");
+		push2(sb, "--pdeathsig", "keep");
+		push(sb, "--");
+	}
 	push(sb, "bwrap");
 	/*
 	 * --unshare-all makes the user namespace optional; --unshare-user
@@ -126,6 +297,22 @@ static void build_argv(struct sandbox *sb, const char *dir,
 	push2(sb, "--dev", "/dev");
 	push2(sb, "--proc", "/proc");
 	push2(sb, "--tmpfs", "/tmp");
+	for (i = 0; sb->drop && i < 2; i++) {
+		for (p = i ? sb->ro : sb->rw; p && *p; p++) {
+			char *top = private_parent(*p);
+
+			if (!top || contains(hidden, nr_hidden, top)) {
+				free(top);
+				continue;
+			}
+			ALLOC_GROW(hidden, nr_hidden + 1, alloc_hidden);
+			hidden[nr_hidden++] = top;
+			push2(sb, "--tmpfs", top);
+		}
+	}
+	for (i = 0; i < nr_hidden; i++)
+		free(hidden[i]);
+	free(hidden);
 	/* writable first, then read-only ones, which may lie below them */
 	for (p = sb->rw; p && *p; p++)
 		push3(sb, "--bind", *p, *p);
@@ -173,6 +360,17 @@ void sandbox_wrap(struct sandbox *sb, struct child_process *cmd)
 		return;
 	}
 	sandbox_release(sb);
+	/*
+	 * A build user that cannot be resolved (sandbox_check() said so
+	 * first) leaves its name to setpriv, which then fails: closed.
+	 */
+	if (resolve_user(sb) < 0) {
+		sb->drop = 1;
+		sb->uid = (uid_t)-1;
+		sb->gid = (gid_t)-1;
+	} else if (sb->drop) {
+		own_dirs(sb);
+	}
 	build_argv(sb, cmd->dir, cmd->env, cmd->argv);
 	cmd->argv = (const char **)sb->argv;
 	cmd->env = NULL;
@@ -191,6 +389,8 @@ int sandbox_check(const struct sandbox *sb_arg)
 		return 0;
 	sb.argv = NULL;
 	sb.argc = sb.alloc = 0;
+	if (resolve_user(&sb) < 0)
+		return -1;
 	fd = mkstemp(log);
 	if (fd < 0)
 		return error_errno("cannot create '%s'", log);
@@ -208,8 +408,16 @@ int sandbox_check(const struct sandbox *sb_arg)
 		strbuf_release(&out);
 		return 0;
 	}
-	/* run-command's child says "cannot run 'bwrap'" when exec fails */
-	if (code == 127 && strstr(out.buf, "cannot run 'bwrap'"))
+	/*
+	 * run-command's child says "cannot run 'bwrap'" when exec fails,
+	 * setpriv "failed to execute bwrap"
+	 */
+	if (code == 127 && strstr(out.buf, "cannot run 'setpriv'"))
+		error("cannot start the build sandbox: setpriv is not "
+		      "installed (Debian: util-linux); it drops root for the "
+		      "build user '%s'", sandbox_build_user());
+	else if (code == 127 && (strstr(out.buf, "cannot run 'bwrap'") ||
+				 strstr(out.buf, "failed to execute bwrap")))
 		error("cannot start the build sandbox: bwrap is not installed "
 		      "(Debian: bubblewrap); set MMCI_BUILD_SANDBOX=none to "
 		      "build without a sandbox");
@@ -219,6 +427,14 @@ int sandbox_check(const struct sandbox *sb_arg)
 		      "bwrap needs unprivileged user namespaces (sysctl "
 		      "user.max_user_namespaces); set MMCI_BUILD_SANDBOX=none "
 		      "to build without a sandbox", code, out.buf);
+	else if (sb_arg->kind == SANDBOX_BWRAP && sandbox_build_user() &&
+		 strstr(out.buf, "Permission denied"))
+		error("cannot start the build sandbox (bwrap, exit %d): %s; "
+		      "the build user '%s' must reach every directory the "
+		      "build uses (vm-images/host-setup.sh grants it the way "
+		      "to ccache's cache); set MMCI_BUILD_SANDBOX=none to "
+		      "build without a sandbox", code, out.buf,
+		      sandbox_build_user());
 	else
 		error("cannot start the build sandbox (bwrap, exit %d)%s%s; "
 		      "set MMCI_BUILD_SANDBOX=none to build without a sandbox",

@@ -10,12 +10,14 @@
  * file system read-only except the writable directories the caller names,
  * a private /tmp, /dev and /proc, and a cleared environment.
  *
- * Limit: bwrap maps SANDBOX_UID to the uid that runs mmci. When that is
- * root, files are checked against host uid 0 without capabilities: the
- * build cannot write outside its directories nor reach the network, but it
- * can read root's files that are not world-readable (/etc/shadow, the
- * settings file). Only mmci running as another user, or a build uid that
- * owns the writable directories, would close that.
+ * bwrap maps SANDBOX_UID to the uid that starts it. When mmci runs as
+ * root, that would be host uid 0, which owns /etc/shadow and the settings
+ * file: so bwrap is started through setpriv as the build user
+ * (MMCI_BUILD_USER, default "mmci-build", made by vm-images/host-setup.sh),
+ * and sandbox_wrap() first hands the writable directories (object
+ * directory, artifacts, ccache's cache) to that user. It owns nothing
+ * else. When mmci runs as another user, that user is the build's, as
+ * before.
  *
  * MMCI_BUILD_SANDBOX=none (struct mmci_config.build_sandbox) runs the
  * command as it is, after a warning; it is for hosts where user
@@ -26,12 +28,15 @@
 #define MMCI_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct child_process;
 
 /* nobody/nogroup: an id that owns nothing and exists in /etc/passwd */
 #define SANDBOX_UID 65534
 #define SANDBOX_GID 65534
+/* who builds when mmci runs as root (MMCI_BUILD_USER) */
+#define SANDBOX_BUILD_USER "mmci-build"
 
 enum sandbox_kind {
 	SANDBOX_BWRAP = 0,	/* the default */
@@ -51,6 +56,10 @@ struct sandbox {
 	/* private: the command line sandbox_wrap() built, all owned */
 	char **argv;
 	size_t argc, alloc;
+	/* private: run bwrap as uid/gid (mmci runs as root) */
+	int drop;
+	uid_t uid;
+	gid_t gid;
 };
 
 #define SANDBOX_INIT { 0 }
@@ -62,14 +71,23 @@ struct sandbox {
 int sandbox_kind_parse(const char *s, enum sandbox_kind *kind);
 
 /*
+ * sandbox_build_user - the user the sandbox runs as when mmci runs as
+ * root: MMCI_BUILD_USER, or SANDBOX_BUILD_USER when that is unset or empty.
+ * Return: the name (points into the environment or is static), or NULL
+ * when mmci does not run as root and the build keeps mmci's own uid.
+ */
+const char *sandbox_build_user(void);
+
+/*
  * sandbox_describe - one line for logs: "bwrap, no network, uid 65534"
- * or "none".
+ * (mmci is not root), "bwrap, no network, user mmci-build" (it is), or
+ * "none". Points to a static buffer.
  */
 const char *sandbox_describe(const struct sandbox *sb);
 
 /*
- * sandbox_check - can the sandbox start here, with these directories? Runs
- * "true" in it.
+ * sandbox_check - can the sandbox start here, with these directories, as
+ * the build user (which must exist when mmci is root)? Runs "true" in it.
  * Return: 0, or -1 after error() naming bwrap's complaint and
  * MMCI_BUILD_SANDBOX=none as the way out.
  */
@@ -79,6 +97,8 @@ int sandbox_check(const struct sandbox *sb);
  * sandbox_wrap - make @cmd run in @sb: cmd->argv becomes bwrap's command
  * line (owned by @sb), cmd->env goes into it as --setenv and becomes NULL,
  * cmd->dir stays (bwrap starts there, the command gets it with --chdir).
+ * As root, the entries below @sb->rw are first given to the build user
+ * and the command line starts with setpriv.
  * With SANDBOX_NONE, @cmd is left as it is. Call before start_command();
  * @sb must outlive the command, sandbox_release() frees the command line.
  */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # host-setup.sh - prepare a Debian 12 host to build kernels and run mmci's
-# guests: install the Debian packages, start libvirt. Idempotent: a second
-# run installs nothing and starts nothing that is already running.
+# guests: install the Debian packages, make the build user, start libvirt.
+# Idempotent: a second run installs nothing, makes nothing and starts
+# nothing that is already there.
 # Run as root (or through sudo). Called by `make setup`.
 set -eu
 
@@ -18,6 +19,7 @@ PACKAGES="
 	nginx-light python3 curl
 	libxml2-dev
 	libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox
+	acl util-linux
 "
 
 say() { echo "host-setup: $*"; }
@@ -46,6 +48,40 @@ if [ -n "$missing" ]; then
 else
 	say "all packages present"
 fi
+
+# Kernel builds run as this user when mmci runs as root (daemon/sandbox.h):
+# it owns only what a build writes (object directory, artifacts, ccache's
+# cache), which mmci hands to it before each sandboxed command. No login
+# shell, no password.
+BUILD_USER=${MMCI_BUILD_USER:-mmci-build}
+if getent passwd "$BUILD_USER" >/dev/null; then
+	say "build user $BUILD_USER present"
+else
+	useradd --system --user-group --home-dir "/var/lib/$BUILD_USER" \
+		--create-home --shell /usr/sbin/nologin \
+		--comment "mmci kernel builds" "$BUILD_USER"
+	say "made build user $BUILD_USER"
+fi
+# ccache's cache stays where it is, warm: root's is ~/.cache/ccache, below
+# root's home (0700). The build user may pass through (search, not list)
+# every directory above it that is closed to others; the sandbox lays a
+# tmpfs over that directory, so the build sees only the cache there.
+cache=$(ccache -k cache_dir 2>/dev/null || true)
+case "$cache" in
+/?*)
+	mkdir -p "$cache"
+	d=$(dirname "$cache")
+	while [ "$d" != / ]; do
+		if [ -n "$(find "$d" -maxdepth 0 ! -perm -o=x)" ] &&
+		   ! getfacl -cp "$d" 2>/dev/null |
+			grep -q "^user:$BUILD_USER:..x"; then
+			setfacl -m "u:$BUILD_USER:x" "$d"
+			say "$BUILD_USER may pass through $d (ACL)"
+		fi
+		d=$(dirname "$d")
+	done
+	;;
+esac
 
 # libvirt: under systemd use the units; without systemd (containers, CI)
 # start the daemons by hand, as docs/OPERATIONS.md describes.

@@ -9,9 +9,16 @@
  * directory (the top of the tree, as "make test" runs): /tmp is a private
  * tmpfs in the sandbox, so a directory there would prove nothing.
  * Without a working bwrap the whole test is skipped, with the reason.
+ *
+ * Run as root (make test), the sandbox runs as the build user
+ * (MMCI_BUILD_USER, vm-images/host-setup.sh makes it): test_build_user()
+ * checks that a build then cannot read /etc/shadow, that what it writes
+ * belongs to that user, and what mmci hands over to it. As another user
+ * those cases are skipped, with the reason.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,8 +125,18 @@ static void test_identity(void)
 	is_str(out.buf, "CapEff:\t0000000000000000", "no effective capability");
 	run_in(&sb, bnd, NULL, NULL, &out);
 	is_str(out.buf, "CapPrm:\t0000000000000000", "no permitted capability");
-	ok(!strcmp(sandbox_describe(&sb), "bwrap, no network, uid 65534"),
-	   "described for the build log");
+	if (geteuid()) {
+		ok(!strcmp(sandbox_describe(&sb),
+			   "bwrap, no network, uid 65534"),
+		   "described for the build log");
+	} else {
+		char *want = xstrfmt("bwrap, no network, user %s",
+				     SANDBOX_BUILD_USER);
+
+		is_str(sandbox_describe(&sb), want,
+		       "described for the build log, with the build user");
+		free(want);
+	}
 	strbuf_release(&out);
 }
 
@@ -277,7 +294,26 @@ static void test_setup_failures(void)
 		printf("#   got '%s'\n", last_error());
 
 	sb.rw = NULL;
-	setenv("PATH", scratch, 1);
+	if (geteuid()) {
+		setenv("PATH", scratch, 1);
+	} else {
+		/* root starts bwrap through setpriv: leave only setpriv */
+		char *bin = xstrfmt("%s/setpriv-only", scratch);
+		char *link = xstrfmt("%s/setpriv", bin);
+		struct strbuf sp = STRBUF_INIT;
+		const char *which[] = { "sh", "-c", "command -v setpriv",
+					NULL };
+
+		capture_command(which, NULL, &sp);
+		strbuf_trim(&sp);
+		mkdir_p(bin, 0755);
+		if (symlink(sp.buf, link) < 0)
+			die_errno("cannot link '%s'", link);
+		setenv("PATH", bin, 1);
+		strbuf_release(&sp);
+		free(link);
+		free(bin);
+	}
 	is_int(sandbox_check(&sb), -1, "no bwrap in PATH fails");
 	ok(strstr(last_error(), "bwrap is not installed") &&
 	   strstr(last_error(), "MMCI_BUILD_SANDBOX=none"),
@@ -285,6 +321,116 @@ static void test_setup_failures(void)
 	setenv("PATH", path, 1);
 	free(path);
 	free(missing);
+}
+
+/*
+ * mmci as root: the build runs as the build user. The "tree" here is a
+ * shell line standing for a Makefile from a hostile patch: it reads
+ * /etc/shadow and writes where it should not.
+ */
+static void test_build_user(void)
+{
+	const char *name = SANDBOX_BUILD_USER;
+	struct passwd *pw = getpwnam(name);
+	char *obj = xstrfmt("%s/obj", scratch);
+	char *sub = xstrfmt("%s/obj/made-by-root", scratch);
+	char *f_sub = xstrfmt("%s/file", sub);
+	char *f_obj = xstrfmt("%s/file", obj);
+	char *f_out = xstrfmt("%s/outside", scratch);
+	char *shadow = xstrfmt("cat /etc/shadow > %s/leak", obj);
+	const char *rws[] = { obj, NULL }, *ros[] = { self_dir, NULL };
+	const char *cat[] = { "cat", "/etc/shadow", NULL };
+	const char *leak[] = { "sh", "-c", shadow, NULL };
+	const char *w_sub[] = { self, "write", f_sub, NULL };
+	const char *w_obj[] = { self, "write", f_obj, NULL };
+	const char *w_out[] = { self, "write", f_out, NULL };
+	struct sandbox sb = SANDBOX_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct stat st;
+
+	if (geteuid() || !pw) {
+		const char *why = geteuid() ? "needs root (make test)" :
+				  "no build user: run vm-images/host-setup.sh";
+		int i;
+
+		for (i = 0; i < 15; i++)
+			skip("the build user", why);
+		goto out;
+	}
+	mkdir_p(obj, 0755);
+	mkdir_p(sub, 0755);
+	ok(!stat(sub, &st) && st.st_uid == 0,
+	   "a directory mmci made in the object dir is root's");
+	sb.rw = rws;
+	sb.ro = ros;
+
+	is_int(run_in(&sb, cat, NULL, NULL, &out), 1,
+	       "cat /etc/shadow in the sandbox fails");
+	is_str(out.buf, "cat: /etc/shadow: Permission denied",
+	       "and says permission denied");
+	ok(run_in(&sb, leak, obj, NULL, &out) != 0,
+	   "a command copying /etc/shadow into the object dir fails");
+	ok(strstr(out.buf, "/etc/shadow: Permission denied") != NULL,
+	   "with permission denied");
+	{
+		char *l = xstrfmt("%s/leak", obj);
+
+		ok(!stat(l, &st) && st.st_size == 0,
+		   "nothing of /etc/shadow reached the object dir");
+		free(l);
+	}
+
+	is_int(run_in(&sb, w_obj, NULL, NULL, &out), 0,
+	       "writing to the object dir succeeds");
+	ok(!stat(f_obj, &st) && st.st_uid == pw->pw_uid &&
+	   st.st_gid == pw->pw_gid,
+	   "and the file belongs to the build user outside");
+	is_int(run_in(&sb, w_sub, NULL, NULL, &out), 0,
+	       "writing to a directory root made there before succeeds");
+	ok(!stat(sub, &st) && st.st_uid == pw->pw_uid,
+	   "it was handed to the build user");
+	is_int(run_in(&sb, w_out, NULL, NULL, &out), HELPER_FAILED,
+	       "writing beside the object dir fails");
+	ok(!file_exists(f_out), "nothing written there");
+	{
+		/*
+		 * ccache's cache in root's home (0700): the build user may
+		 * only pass through (here by group, host-setup.sh uses an
+		 * ACL); in the sandbox the cache is there, the rest not
+		 */
+		char *priv = xstrfmt("%s/home", scratch);
+		char *secret = xstrfmt("%s/secret", priv);
+		char *cache = xstrfmt("%s/.cache/ccache", priv);
+		char *f_cache = xstrfmt("%s/file", cache);
+		const char *rwc[] = { cache, NULL };
+		const char *w_cache[] = { self, "write", f_cache, NULL };
+		const char *c_secret[] = { "cat", secret, NULL };
+
+		mkdir_p(cache, 0755);
+		write_file(secret, "secret\n", 7);
+		if (chown(priv, 0, pw->pw_gid) < 0 || chmod(priv, 0710) < 0)
+			die_errno("cannot make '%s' private", priv);
+		sb.rw = rwc;
+		is_int(run_in(&sb, w_cache, NULL, NULL, &out), 0,
+		       "a cache below a directory closed to others is "
+		       "writable");
+		is_int(run_in(&sb, c_secret, NULL, NULL, &out), 1,
+		       "the rest of that directory is hidden (tmpfs)");
+		ok(strstr(out.buf, "No such file or directory") != NULL,
+		   "cat says it is not there");
+		free(priv);
+		free(secret);
+		free(cache);
+		free(f_cache);
+	}
+out:
+	strbuf_release(&out);
+	free(obj);
+	free(sub);
+	free(f_sub);
+	free(f_obj);
+	free(f_out);
+	free(shadow);
 }
 
 int main(int argc, char **argv)
@@ -309,6 +455,9 @@ int main(int argc, char **argv)
 	if (!dir)
 		die_errno("cannot create a scratch directory");
 	scratch = real_path(dir);
+	/* mkdtemp's 0700 would keep the build user out */
+	if (chmod(scratch, 0755) < 0)
+		die_errno("cannot chmod '%s'", scratch);
 	{
 		char *exe = real_path("/proc/self/exe");
 
@@ -327,6 +476,7 @@ int main(int argc, char **argv)
 	test_exit_and_env();
 	test_none();
 	test_setup_failures();
+	test_build_user();
 
 	remove_tree(scratch);
 	free(scratch);
