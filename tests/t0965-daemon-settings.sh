@@ -3,8 +3,10 @@
 # from the environment or the settings file (MMCI_CONFIG), with one error
 # naming the setting and the value and exit status 78 (EX_CONFIG, which
 # mmci.service does not restart on), before it opens the database. A bad
-# settings file sent with SIGHUP is not used and the daemon goes on. The
-# commands read the same settings as strictly. No guest, no server: part
+# settings file sent with SIGHUP is not used and the daemon goes on. A
+# settings file that holds the SMTP password is refused, exit 78, unless
+# only its owner can read it. The commands read the same settings as
+# strictly. No guest, no server: part
 # of `make check`.
 . "$(dirname "$0")/lib.sh"
 
@@ -12,7 +14,8 @@ unset MMCI_CONFIG MMCI_SOURCES MMCI_POLL_S MMCI_PER_PATCH MMCI_MAIL_SEND \
 	MMCI_SMTP_TLS MMCI_SMTP_TIMEOUT MMCI_FETCH_ATTEMPTS \
 	MMCI_FETCH_BACKOFF_MS MMCI_FETCH_MAX_BACKOFF_MS MMCI_FETCH_INTERVAL_MS \
 	MMCI_FETCH_TIMEOUT MMCI_FETCH_MAX_SIZE MMCI_KVM_DEADLINE_S \
-	MMCI_VERBOSE MMCI_ACCEL MMCI_WEB_LISTEN
+	MMCI_VERBOSE MMCI_ACCEL MMCI_WEB_LISTEN MMCI_POLL_TIMEOUT_S \
+	MMCI_SMTP_PASSWORD
 
 stop_daemon() {
 	[ -s "$TRASH/daemon.pid" ] && kill "$(cat "$TRASH/daemon.pid")" 2>/dev/null
@@ -40,6 +43,8 @@ test_expect 'a bad number or word in the environment: refused, named' '
 		"MMCI_POLL_S=.0. is not a whole number in 1\.\.[0-9]*" &&
 	refused MMCI_POLL_S=-300 \
 		"MMCI_POLL_S=.-300. is not a whole number in 1\.\.[0-9]*" &&
+	refused MMCI_POLL_TIMEOUT_S=30m \
+		"MMCI_POLL_TIMEOUT_S=.30m. is not a whole number in 1\.\.86400" &&
 	refused MMCI_MAIL_SEND=yes "MMCI_MAIL_SEND=.yes. is not 0 or 1" &&
 	refused MMCI_PER_PATCH=2 "MMCI_PER_PATCH=.2. is not 0 or 1" &&
 	refused MMCI_SMTP_TLS=on "MMCI_SMTP_TLS=.on. is not 0 or 1" &&
@@ -68,6 +73,21 @@ test_expect 'a bad value in the settings file: refused, naming file and line' '
 	grep -qx "error: $TRASH/bad.conf:3: MMCI_POLL_S=.3OO. is not a whole number in 1\.\.[0-9]*" err &&
 	grep -q "settings file .$TRASH/bad.conf. not used" err &&
 	! grep -q "mmci daemon: pid" out && [ ! -e "$MMCI_DB" ]
+'
+
+test_expect 'a settings file with a password that others can read: refused' '
+	printf "%s\n" "MMCI_SOURCES=" "MMCI_SMTP_PASSWORD=hunter2" \
+		> "$TRASH/secret.conf" &&
+	chmod 644 "$TRASH/secret.conf" &&
+	rc=0 && MMCI_CONFIG="$TRASH/secret.conf" "$MMCI" daemon --once --no-web \
+		> out 2> err || rc=$?
+	cat err && [ $rc = 78 ] &&
+	grep -qx "error: the settings file .$TRASH/secret.conf. holds a password and is mode 0644: readable by everyone; chmod 600 it" err &&
+	! grep -q "mmci daemon: pid" out && [ ! -e "$MMCI_DB" ] &&
+	chmod 600 "$TRASH/secret.conf" &&
+	MMCI_CONFIG="$TRASH/secret.conf" "$MMCI" daemon --once --no-web \
+		> out 2> err &&
+	cat err && grep -q "settings: 2 from .$TRASH/secret.conf." err
 '
 
 test_expect 'the web address is checked too: exit 1, naming where it came from' '
