@@ -2,17 +2,31 @@
 /*
  * cmd-daemon.c - `mmci daemon`: the service. One process per database.
  *
- * The loop (one thread; signal handlers only set flags, as ntpd does):
- *   - every MMCI_POLL_S seconds, poll the sources as child processes:
+ * The loop (one thread; signal handlers only set flags and write a byte
+ * to a self-pipe, as ntpd does) never waits for slow work. Each turn
+ * looks at its children without waiting for them, starts what is due,
+ * and sleeps in poll() on the self-pipe for at most a second, so a
+ * SIGTERM is answered at once:
+ *   - every MMCI_POLL_S seconds, poll the sources, one child at a time:
  *     `mmci ingest discover` (new series on the list: queues 'series'
- *     jobs) and `mmci ingest tree` (new heads: queues 'nightly' jobs);
+ *     jobs) and `mmci ingest tree` (new heads: queues 'nightly' jobs),
+ *     each killed after MMCI_POLL_TIMEOUT_S (1800 s), its output in
+ *     <data>/jobs/poll-<source>.log; then one `mmci report --retry`
+ *     child sends the mails the SMTP server did not take;
  *   - run the oldest queued job as a child `mmci test-series|nightly|
  *     bisect --job N`, one per libvirt host (MMCI_LIBVIRT_URIS), its
  *     output in <data>/jobs/N.log; a nightly regression queues bisects;
- *   - report every finished job once: the mail (dry-run unless
- *     MMCI_MAIL_SEND=1), marked in jobs.reported_at; a mail the SMTP
- *     server did not take is sent again at every poll;
+ *   - report every finished job once, through a child `mmci report
+ *     --job N` at a time (cmd-report.c), which marks jobs.reported_at
+ *     (job_mark_reported()) and writes the mail (dry-run unless
+ *     MMCI_MAIL_SEND=1); killed after twice MMCI_SMTP_TIMEOUT and a
+ *     minute; the SMTP password reaches it on its stdin, never in an
+ *     environment (run-command.c gives children none of the secrets);
  *   - serve the web pages (web.c) from threads of libmicrohttpd.
+ * Before, a poll and the SMTP session ran inside the loop: a list
+ * server that accepted and never answered held the loop (no job reaped
+ * or started, SIGTERM unanswered) for the whole fetch timeout, 28 s of
+ * a 30 s MMCI_FETCH_TIMEOUT as measured, up to the poll's 1800 s limit.
  *
  * Crashes: children get SIGTERM when the daemon dies (run-command.c).
  * At start, jobs left 'running' by a dead process are queued again with
@@ -20,12 +34,13 @@
  * domains of dead owners are destroyed (vm_cleanup_stale()). Builds are
  * cached and samples are committed per boot, so a retried job redoes at
  * most the boots of its unfinished runs and loses nothing stored.
- * SIGTERM/SIGINT: stop the jobs, queue them again, exit 0. SIGHUP: read
- * the settings file (MMCI_CONFIG) again.
+ * SIGTERM/SIGINT: kill the poll and the mail child, stop the jobs, queue
+ * them again, exit 0. SIGHUP: read the settings file (MMCI_CONFIG) again.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sysexits.h>
@@ -34,14 +49,11 @@
 
 #include <jansson.h>
 
-#include "attribution.h"
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
 #include "job.h"
-#include "report.h"
 #include "run-command.h"
-#include "smtp.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -56,6 +68,7 @@ static const char daemon_usage[] =
 	"and from the file MMCI_CONFIG names (MMCI_NAME=value lines, read\n"
 	"again on SIGHUP):\n"
 	"  MMCI_POLL_S=300           seconds between polls of the sources\n"
+	"  MMCI_POLL_TIMEOUT_S=1800  a poll still running then is killed\n"
 	"  MMCI_SOURCES=discover,tree  what to poll ('' for nothing)\n"
 	"  MMCI_BASE=debian-6.12     base of a series without a known base\n"
 	"  MMCI_RUN_ARGS=            run options for every job (--nvdimm 4G)\n"
@@ -82,14 +95,29 @@ static const char daemon_usage[] =
 /* seconds between looks for jobs of dead processes */
 #define RECOVER_S 10
 
+/* a report child that ended before marking its job: tries, and the pause */
+#define MAIL_TRIES 3
+#define MAIL_RETRY_S 60
+
+/* after SIGTERM, a poll or mail child still there this long is killed */
+#define TASK_GRACE_MS 500
+
 static volatile sig_atomic_t stop_requested, reload_requested;
+static int wake_fd = -1;	/* the self-pipe's write end */
 
 static void on_signal(int sig)
 {
+	int saved = errno;
+	ssize_t n;
+
 	if (sig == SIGHUP)
 		reload_requested = 1;
 	else
 		stop_requested = 1;
+	/* wakes the loop's poll(); a full pipe has woken it already */
+	n = write(wake_fd, "", 1);
+	(void)n;
+	errno = saved;
 }
 
 struct slot {
@@ -101,6 +129,24 @@ struct slot {
 	long long job;		/* 0: idle */
 };
 
+/* a child of the loop that is not a job: a poll of a source, a mail */
+struct task {
+	struct child_process cp;
+	const char *argv[6];
+	char *what;		/* "polling 'discover'", for messages; owned */
+	char *log;		/* owned; NULL: the daemon's stderr */
+	unsigned int limit_s;	/* s: killed after this */
+	long long job;		/* the job a report child mails, or 0 */
+	int running;
+};
+
+/* a job whose report child ended before marking it */
+struct mail_failure {
+	long long job;
+	int tries;
+	double not_before;	/* monotonic s */
+};
+
 struct daemon {
 	struct mmci_config cfg;
 	struct db db;
@@ -109,6 +155,14 @@ struct daemon {
 	double next_poll;
 	double next_recover;	/* monotonic s: next look for stale jobs */
 	int once;
+	struct task poll, mail;
+	char **sources;		/* still to poll in this round; owned */
+	size_t nr_sources, next_source;
+	int retry_due;		/* send failed mails again after the polls */
+	int reports_pending;	/* the last look found a job to report */
+	struct mail_failure *failures;
+	size_t nr_failures, alloc_failures;
+	int wake_rd;		/* the self-pipe's read end */
 };
 
 static const char *setting(const char *name, const char *def)
@@ -206,7 +260,8 @@ static char *series_base(struct daemon *d, long long series_id)
 	sqlite3_stmt *st = db_query(&d->db, "SELECT base_commit FROM series "
 				    "WHERE id = ?", "i", series_id);
 
-	if (st && sqlite3_step(st) == SQLITE_ROW &&
+	/* an error reads as no base-commit: MMCI_BASE, after its error() */
+	if (st && db_step(&d->db, st) == DB_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
 		bc = xstrdup(db_col_text(st, 0));
 	sqlite3_finalize(st);
@@ -233,16 +288,20 @@ static const char **job_argv(struct daemon *d, long long id)
 	struct strbuf tmp = STRBUF_INIT;
 	char *kind = NULL, *ref = NULL, *params = NULL;
 	long long series = 0;
+	int step;
 
 	if (!st)
 		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	step = db_step(&d->db, st);
+	if (step == DB_ROW) {
 		kind = xstrdup(db_col_text(st, 0));
 		series = sqlite3_column_int64(st, 1);
 		ref = xstrdup(db_col_text(st, 2));
 		params = xstrdup(db_col_text(st, 3));
 	}
 	sqlite3_finalize(st);
+	if (step < 0)
+		return NULL;	/* after error(): the job fails with it */
 	if (!kind)
 		goto fail;
 	argv_push(&argv, &nr, &alloc, xstrdup(SELF_EXE));
@@ -368,176 +427,312 @@ static void slot_reap(struct daemon *d, struct slot *s, int code)
 	s->job = 0;
 }
 
-static void poll_sources(struct daemon *d)
+/* ---- polls and mails: children the loop starts and reaps ------------ */
+
+static void task_reset(struct task *t)
+{
+	free(t->what);
+	free(t->log);
+	free((char *)t->argv[2]);	/* the one owned argument */
+	memset(t, 0, sizeof(*t));
+}
+
+static int task_start(struct task *t, const char *what, int stdin_fd)
+{
+	memset(&t->cp, 0, sizeof(t->cp));
+	t->cp.argv = t->argv;
+	t->cp.log_path = t->log;
+	t->cp.stdin_fd = stdin_fd;
+	t->what = xstrdup(what);
+	if (start_command(&t->cp) < 0) {
+		log_warnx("%s: not started: %s", what, last_error());
+		task_reset(t);
+		return -1;
+	}
+	t->running = 1;
+	log_debug("%s (pid %ld)", what, (long)t->cp.pid);
+	return 0;
+}
+
+/*
+ * Has @t ended: 1 and its exit code, after a message when it failed, or
+ * 0. One that outlived its limit is killed now and reaped at a later
+ * turn; SIGKILL needs no grace.
+ */
+static int task_done(struct task *t, int *code)
+{
+	int r;
+
+	if (!t->running)
+		return 0;
+	if (!t->cp.timed_out && now_s() - t->cp.start_s > t->limit_s) {
+		t->cp.timed_out = 1;
+		signal_command(&t->cp, SIGKILL);
+	}
+	r = poll_command(&t->cp, code);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		*code = -1;
+	t->running = 0;
+	if (t->cp.timed_out) {
+		*code = 128 + SIGKILL;
+		log_warnx("%s: killed after %u s%s%s", t->what, t->limit_s,
+			  t->log ? ", see " : "", t->log ? t->log : "");
+		if (t->log) {
+			FILE *f = fopen(t->log, "a");
+
+			if (f) {
+				fprintf(f, "error: killed by mmci daemon after "
+					"%u s\n", t->limit_s);
+				fclose(f);
+			}
+		}
+	} else if (*code) {
+		log_warnx("%s failed (exit %d)%s%s", t->what, *code,
+			  t->log ? ": see " : "", t->log ? t->log : "");
+	}
+	return 1;
+}
+
+/* SIGTERM: the child's group gets SIGTERM, SIGKILL after TASK_GRACE_MS */
+static void task_stop(struct task *t)
+{
+	double until = now_s() + TASK_GRACE_MS / 1000.0;
+	int code;
+
+	if (!t->running)
+		return;
+	signal_command(&t->cp, SIGTERM);
+	while (poll_command(&t->cp, &code) == 0) {
+		if (now_s() > until) {
+			signal_command(&t->cp, SIGKILL);
+			until = now_s() + 3600;
+		}
+		poll(NULL, 0, 10);
+	}
+	log_info("%s stopped", t->what);
+	t->running = 0;
+	task_reset(t);
+}
+
+static void free_sources(struct daemon *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_sources; i++)
+		free(d->sources[i]);
+	free(d->sources);
+	d->sources = NULL;
+	d->nr_sources = d->next_source = 0;
+}
+
+/* a new round: the sources of MMCI_SOURCES, polled one after the other */
+static void queue_polls(struct daemon *d)
 {
 	struct strbuf list = STRBUF_INIT;
 	char *w, *save = NULL;
+	size_t alloc = 0;
 
+	free_sources(d);
 	strbuf_addstr(&list, setting("MMCI_SOURCES", "discover,tree"));
-	for (w = strtok_r(list.buf, ", ", &save); w && !stop_requested;
-	     w = strtok_r(NULL, ", ", &save)) {
-		const char *argv[] = { SELF_EXE, "ingest", w, NULL };
-		char *dir = data_path(&d->cfg, "jobs");
-		char *log = xstrfmt("%s/poll-%s.log", dir, w);
-		struct child_process cp = CHILD_PROCESS_INIT;
-		int rc;
-
+	for (w = strtok_r(list.buf, ", \t", &save); w;
+	     w = strtok_r(NULL, ", \t", &save)) {
 		if (strcmp(w, "discover") && strcmp(w, "tree")) {
 			log_warnx("MMCI_SOURCES: unknown source '%s'", w);
-			goto next;
+			continue;
 		}
-		cp.argv = argv;
-		cp.log_path = log;
-		cp.timeout_s = 1800;
-		rc = run_command(&cp);
-		if (rc)
-			log_warnx("polling '%s' failed (exit %d): see %s", w,
-				  rc, log);
-		else
-			log_debug("polled '%s'", w);
-next:
-		free(dir);
-		free(log);
+		ALLOC_GROW(d->sources, d->nr_sources + 1, alloc);
+		d->sources[d->nr_sources++] = xstrdup(w);
 	}
 	strbuf_release(&list);
+	d->retry_due = 1;
+}
+
+static int polls_pending(const struct daemon *d)
+{
+	return d->poll.running || d->next_source < d->nr_sources;
+}
+
+static void run_polls(struct daemon *d)
+{
+	struct task *t = &d->poll;
+	char *dir, *what;
+	const char *w;
+	int code;
+
+	if (task_done(t, &code)) {
+		if (!code)
+			log_debug("%s: done", t->what);
+		task_reset(t);
+	}
+	if (t->running || d->next_source >= d->nr_sources)
+		return;
+	w = d->sources[d->next_source++];
+	dir = data_path(&d->cfg, "jobs");
+	t->log = xstrfmt("%s/poll-%s.log", dir, w);
+	free(dir);
+	t->argv[0] = SELF_EXE;
+	t->argv[1] = "ingest";
+	t->argv[2] = xstrdup(w);
+	t->argv[3] = NULL;
+	t->limit_s = config_number("MMCI_POLL_TIMEOUT_S");
+	what = xstrfmt("polling '%s'", w);
+	task_start(t, what, 0);
+	free(what);
 }
 
 /*
- * The mail of a finished job, as the kernel test robot sends them: a
- * series job always (threaded under the series, with the per-patch table
- * and the claims appended to the comparison), a nightly only when a
- * metric got worse, a bisection when it named a commit. Dry-run (the
- * outbox) unless MMCI_MAIL_SEND=1 and MMCI_SMTP_URL say where to send.
+ * The SMTP password for a mail child, on a pipe that becomes its stdin:
+ * written whole before the child starts (a pipe holds 64 KiB, the
+ * password at most 4 KiB), so the daemon never waits on it. 0: no
+ * password set; -1 after error().
  */
-static int daemon_report_job(struct db *db, const struct mmci_config *cfg,
-			     long long job)
+static int password_pipe(void)
 {
-	sqlite3_stmt *st = db_query(db, "SELECT kind, status, result, "
-				    "coalesce(series_id, 0) FROM jobs WHERE "
-				    "id = ?", "i", job);
-	struct report_input in = { 0 };
-	struct report r = { 0 };
-	struct smtp_settings smtp;
-	struct attribution attr = { 0 };
-	struct run_comparison rc = { 0 };
-	struct strbuf extra = STRBUF_INIT;
-	char *kind = NULL, *status = NULL, *outbox = NULL, *path = NULL;
-	const char *first_bad = NULL;
-	json_t *res = NULL;
-	long long series = 0;
-	int ret = 0, send = config_number("MMCI_MAIL_SEND");
+	const char *pw = getenv("MMCI_SMTP_PASSWORD");
+	size_t len = pw ? strlen(pw) : 0;
+	int fds[2];
 
-	if (!st)
+	if (!len)
+		return 0;
+	if (len > 4096)
+		return error("MMCI_SMTP_PASSWORD is longer than 4096 bytes");
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return error_errno("cannot create a pipe");
+	if (write(fds[1], pw, len) != (ssize_t)len ||
+	    write(fds[1], "\n", 1) != 1) {
+		close(fds[0]);
+		close(fds[1]);
+		return error_errno("cannot write the password to a pipe");
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static unsigned int mail_limit_s(void)
+{
+	/* composing takes seconds; the session MMCI_SMTP_TIMEOUT at most */
+	return 2 * config_number("MMCI_SMTP_TIMEOUT") + 60;
+}
+
+static int start_mail(struct daemon *d, long long job)
+{
+	struct task *t = &d->mail;
+	int fd = password_pipe(), ret;
+	char *what;
+
+	if (fd < 0) {
+		log_warnx("no mail sent: %s", last_error());
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		kind = xstrdup(db_col_text(st, 0));
-		status = xstrdup(db_col_text(st, 1));
-		res = json_loads(db_col_text(st, 2), 0, NULL);
-		series = sqlite3_column_int64(st, 3);
 	}
-	sqlite3_finalize(st);
-	if (!kind || strcmp(status, "done") || !res)
-		goto out;	/* a failed job is in the log and on the page */
-	in.base_run = json_integer_value(json_object_get(res, "base_run"));
-	in.new_run = json_integer_value(json_object_get(res, "new_run"));
-	if (!strcmp(kind, "series")) {
-		in.series_id = series;
-		if (attribution_load(db, job, &attr) == 0 && attr.nr > 2)
-			attribution_format(&attr, &extra);
-		if (compare_runs(db, in.base_run, in.new_run, &rc) == 0)
-			claims_format(db, series, attr.nr > 2 ? &attr : NULL,
-				      &rc, &extra);
-	} else if (!strcmp(kind, "nightly")) {
-		if (json_integer_value(json_object_get(res, "worse")) <= 0)
-			goto out;
-		in.commit = json_string_value(json_object_get(res, "commit"));
-	} else if (!strcmp(kind, "bisect")) {
-		first_bad = json_string_value(json_object_get(res,
-							      "first_bad"));
-		if (!first_bad)
-			goto out;
-		in.commit = first_bad;
-	} else {
-		goto out;
-	}
-	if (!in.base_run || !in.new_run)
-		goto out;
-	if (report_compose(db, &in, &r) < 0) {
-		ret = error("job #%lld: no report: %s", job, last_error());
-		goto out;
-	}
-	if (extra.len) {
-		strbuf_rtrim(&r.text);
-		strbuf_addstr(&r.text, "\n\n");
-		strbuf_addbuf(&r.text, &extra);
-	}
-	smtp_settings_init(&smtp);
-	if (send && !smtp.url) {
-		warning("MMCI_MAIL_SEND=1 but no MMCI_SMTP_URL: dry run");
-		send = 0;
-	}
-	outbox = data_path(cfg, "outbox");
-	ret = report_deliver(db, &r, outbox, send ? &smtp : NULL, &path, NULL);
-	log_info("job #%lld: report %s: %s", job,
-		 ret < 0 ? "not sent, kept for a retry" :
-		 send ? "sent" : "written (dry run)", path ? path : "-");
-out:
-	json_decref(res);
-	report_release(&r);
-	attribution_release(&attr);
-	run_comparison_release(&rc);
-	strbuf_release(&extra);
-	free(kind);
-	free(status);
-	free(outbox);
-	free(path);
+	t->argv[0] = SELF_EXE;
+	t->argv[1] = "report";
+	t->argv[2] = job ? xstrfmt("--job=%lld", job) : xstrdup("--retry");
+	t->argv[3] = "--for-daemon";
+	t->argv[4] = fd ? "--password-stdin" : NULL;
+	t->argv[5] = NULL;
+	t->limit_s = mail_limit_s();
+	t->job = job;
+	what = job ? xstrfmt("the report of job #%lld", job) :
+		     xstrdup("mail retry");
+	ret = task_start(t, what, fd);
+	free(what);
+	if (fd > 0)
+		close(fd);
 	return ret;
 }
 
-/*
- * Mails the SMTP server refused or could not take (down, full, 4xx) stay
- * 'failed' in the mails table with their .eml: every poll sends them again
- * until the server accepts them.
- */
-static void retry_mails(struct daemon *d)
+static struct mail_failure *mail_failure(struct daemon *d, long long job)
 {
-	struct smtp_settings smtp;
-	int sent, failed;
+	size_t i;
 
-	if (!config_number("MMCI_MAIL_SEND"))
-		return;
-	smtp_settings_init(&smtp);
-	if (!smtp.url || !db_int(&d->db, 0, "SELECT count(*) FROM mails "
-				  "WHERE status = 'failed'", ""))
-		return;
-	if (report_retry(&d->db, &smtp, &sent, &failed) == 0)
-		log_info("mail retry: %d sent, %d still failing", sent, failed);
+	for (i = 0; i < d->nr_failures; i++)
+		if (d->failures[i].job == job)
+			return &d->failures[i];
+	return NULL;
 }
 
-static void report_finished(struct daemon *d)
+/* a report child ended: did it mark its job? if not, try again later */
+static void mail_ended(struct daemon *d, int code)
 {
-	sqlite3_stmt *st = db_query(&d->db, "SELECT id FROM jobs WHERE status "
-				    "IN ('done', 'failed') AND reported_at IS "
-				    "NULL ORDER BY id", "");
-	long long *ids = NULL;
-	size_t nr = 0, alloc = 0, i;
+	long long job = d->mail.job;
+	struct mail_failure *f;
+	long long marked = 0;
 
-	if (!st)
+	if (!job)
 		return;
-	/* after a failed read, the jobs read are reported; the rest next turn */
-	while (db_step(&d->db, st) == DB_ROW) {
-		ALLOC_GROW(ids, nr + 1, alloc);
-		ids[nr++] = sqlite3_column_int64(st, 0);
+	/* a failed read: as not marked; the next child finds it marked */
+	if (db_int_checked(&d->db, &marked, "SELECT reported_at IS NOT NULL "
+			   "FROM jobs WHERE id = ?", "i", job) < 0)
+		marked = 0;
+	if (marked)
+		return;
+	f = mail_failure(d, job);
+	if (!f) {
+		ALLOC_GROW(d->failures, d->nr_failures + 1,
+			   d->alloc_failures);
+		f = &d->failures[d->nr_failures++];
+		f->job = job;
+		f->tries = 0;
+	}
+	f->tries++;
+	f->not_before = now_s() + MAIL_RETRY_S;
+	if (f->tries >= MAIL_TRIES)
+		log_warnx("job #%lld: not reported: %d report children "
+			  "failed (exit %d); a restarted daemon tries again",
+			  job, f->tries, code);
+}
+
+/*
+ * Mail the finished jobs, one report child at a time, and after a round
+ * of polls send the failed mails again (MMCI_MAIL_SEND=1 only): mails
+ * the SMTP server refused or could not take (down, full, 4xx) stay
+ * 'failed' in the mails table with their .eml until it accepts them.
+ */
+static void run_mails(struct daemon *d)
+{
+	sqlite3_stmt *st;
+	long long job = 0;
+	double now = now_s();
+	int code;
+
+	if (task_done(&d->mail, &code)) {
+		mail_ended(d, code);
+		task_reset(&d->mail);
+	}
+	if (d->mail.running)
+		return;
+	st = db_query(&d->db, "SELECT id FROM jobs WHERE status IN ('done', "
+		      "'failed') AND reported_at IS NULL ORDER BY id", "");
+	d->reports_pending = 0;
+	/* after a failed read, no report this turn; the next turn reads */
+	while (st && db_step(&d->db, st) == DB_ROW) {
+		long long id = sqlite3_column_int64(st, 0);
+		struct mail_failure *f = mail_failure(d, id);
+
+		if (f && f->tries >= MAIL_TRIES)
+			continue;
+		d->reports_pending = 1;
+		if (!f || now >= f->not_before) {
+			job = id;
+			break;
+		}
 	}
 	sqlite3_finalize(st);
-	for (i = 0; i < nr; i++) {
-		/* marked first, and only once: its mail never goes twice */
-		if (job_mark_reported(&d->db, ids[i]) != 1)
-			continue;
-		/* a mail that could not be sent is kept for a retry */
-		daemon_report_job(&d->db, &d->cfg, ids[i]);
+	if (job) {
+		start_mail(d, job);
+		return;
 	}
-	free(ids);
+	if (!d->retry_due || polls_pending(d))
+		return;
+	d->retry_due = 0;
+	if (!config_number("MMCI_MAIL_SEND") || !getenv("MMCI_SMTP_URL") ||
+	    !*getenv("MMCI_SMTP_URL") ||
+	    !db_int(&d->db, 0, "SELECT count(*) FROM mails WHERE status = "
+		    "'failed'", ""))
+		return;
+	start_mail(d, 0);
 }
 
 static int busy(const struct daemon *d)
@@ -580,11 +775,22 @@ static void reap_jobs(struct daemon *d)
 	}
 }
 
-/* SIGTERM: stop the children, queue their jobs again */
+/*
+ * SIGTERM: stop the children, queue their jobs again. The poll and the
+ * mail child have nothing to save: SIGTERM, and SIGKILL when they do not
+ * go within TASK_GRACE_MS (a fetch or an SMTP session that hangs). A
+ * killed mail stays 'failed' with its .eml and goes at a later retry
+ * (report_deliver()).
+ */
 static void stop_jobs(struct daemon *d)
 {
 	size_t i;
 
+	for (i = 0; i < d->nr_slots; i++)
+		if (d->slots[i].job)
+			signal_command(&d->slots[i].cp, SIGTERM);
+	task_stop(&d->poll);
+	task_stop(&d->mail);
 	for (i = 0; i < d->nr_slots; i++) {
 		struct slot *s = &d->slots[i];
 
@@ -592,8 +798,7 @@ static void stop_jobs(struct daemon *d)
 			continue;
 		log_info("stopping job #%lld (pid %ld)", s->job,
 			 (long)s->cp.pid);
-		kill(-s->cp.pid, SIGTERM);
-		kill(s->cp.pid, SIGTERM);
+		signal_command(&s->cp, SIGTERM);
 		finish_command(&s->cp);
 		argv_free(s->argv);
 		s->argv = NULL;
@@ -660,7 +865,7 @@ int cmd_daemon(int argc, char **argv)
 	struct web_server *web = NULL;
 	struct sigaction sa;
 	const char *listen_addr = NULL, *listen_from = "--listen";
-	int c, no_web = 0, lock_fd, n, ret = 0;
+	int c, no_web = 0, lock_fd, n, ret = 0, wake[2];
 	size_t i;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -694,6 +899,10 @@ int cmd_daemon(int argc, char **argv)
 	lock_fd = lock_database(d.cfg.db_path);
 	if (lock_fd < 0)
 		return 1;
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		die_errno("cannot create the daemon's self-pipe");
+	d.wake_rd = wake[0];
+	wake_fd = wake[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -729,28 +938,34 @@ int cmd_daemon(int argc, char **argv)
 
 	while (!stop_requested) {
 		double now = now_s();
+		struct pollfd pfd = { .fd = d.wake_rd, .events = POLLIN };
+		char drain[64];
 
 		if (reload_requested) {
 			reload_requested = 0;
 			reload_settings();
 		}
-		if (now >= d.next_poll) {
-			poll_sources(&d);
-			retry_mails(&d);
-			d.next_poll = now_s() + config_number("MMCI_POLL_S");
+		if (now >= d.next_poll && !polls_pending(&d)) {
+			queue_polls(&d);
+			d.next_poll = now + config_number("MMCI_POLL_S");
 		}
+		run_polls(&d);
 		reap_jobs(&d);
-		report_finished(&d);
+		run_mails(&d);
 		if (now >= d.next_recover) {
 			recover_stale(&d);
 			d.next_recover = now + RECOVER_S;
 		}
 		start_jobs(&d);
-		if (d.once && !busy(&d) &&
+		if (d.once && !busy(&d) && !polls_pending(&d) &&
+		    !d.mail.running && !d.retry_due && !d.reports_pending &&
 		    !db_int(&d.db, 0, "SELECT count(*) FROM jobs WHERE status "
 			    "= 'queued'", ""))
 			break;
-		sleep(1);	/* a signal ends it early */
+		/* a second at most; a signal's byte ends it at once */
+		if (poll(&pfd, 1, 1000) > 0)
+			while (read(d.wake_rd, drain, sizeof(drain)) > 0)
+				;
 	}
 	if (stop_requested)
 		log_info("stopping on a signal");
@@ -763,8 +978,13 @@ out:
 		free(d.slots[i].log);
 	}
 	free(d.slots);
+	free_sources(&d);
+	free(d.failures);
 	db_close(&d.db);
 	config_release(&d.cfg);
+	wake_fd = -1;
+	close(wake[0]);
+	close(wake[1]);
 	close(lock_fd);
 	return ret;
 }
