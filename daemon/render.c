@@ -1987,8 +1987,9 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
  * the next start renders everything again.
  */
 #define RENDER_VERSION 1
-#define RENDER_ALL_COMPARE 500	/* newest runs whose compare page a full
-				 * render writes; older ones on demand */
+#define RENDER_ALL_COMPARE 20	/* newest runs whose compare page a full
+				 * render writes (a gnuplot each, 120 ms);
+				 * older ones on demand */
 #define RENDER_ONDEMAND_MAX 500	/* on-demand compare pages kept */
 #define RENDER_QUEUE_MAX 64	/* requests queued per pass */
 

@@ -427,7 +427,11 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 	strbuf_vaddf(&sb, fmt, ap);
 	strbuf_rtrim(&sb);
-	log_warnx("web: %s", sb.buf);
+	/* a client that goes away or times out is no news */
+	if (strstr(sb.buf, "onnection"))
+		log_debug("web: %s", sb.buf);
+	else
+		log_warnx("web: %s", sb.buf);
 	strbuf_release(&sb);
 }
 
