@@ -784,6 +784,40 @@ static struct mail *find_mail(struct assembly *a, const char *id)
 }
 
 /*
+ * Does @text hold a git diff: a "diff --git " line, then its header with
+ * "--- " and "+++ " lines, then a well-formed "@@ -a,b +c,d @@" hunk
+ * header? A quoted diff, a lone "diff --git" line in prose or a diff
+ * without hunks is not one.
+ */
+static int text_has_git_diff(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	struct line l;
+
+	while (get_line(p, end, &l)) {
+		int minus = 0, plus = 0;
+
+		p = l.next;
+		if (!line_starts(&l, "diff --git "))
+			continue;
+		while (get_line(p, end, &l) && line_is_diff_header(&l) &&
+		       !line_starts(&l, "diff ")) {
+			minus |= line_starts(&l, "--- ");
+			plus |= line_starts(&l, "+++ ");
+			p = l.next;
+		}
+		if (minus && plus && get_line(p, end, &l)) {
+			long old = -1, new = -1;
+
+			if (parse_hunk_header(&l, &old, &new) && old >= 0 &&
+			    new >= 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * The candidate that is @m, or a copy of it (same message id); with
  * @used_only, one that is part of the series. Of many copies of one id,
  * only the first CANDIDATE_COPIES are looked at.
@@ -836,13 +870,30 @@ static int is_later(const struct candidate *x, const struct candidate *y)
 
 static void collect_candidates(struct assembly *a)
 {
-	size_t i;
+	struct candidate *untagged = NULL;
+	size_t i, nr_untagged = 0, alloc_untagged = 0;
 
 	for (i = 0; i < a->nr_mails; i++) {
 		struct mail *m = &a->mails[i];
 		struct candidate c = { .mail = m, .pos = i };
 
 		if (!parse_patch_subject(m->subject, &c.ps)) {
+			/*
+			 * No patch tag ("git send-email" without a subject
+			 * prefix, format-patch -k): a patch of one if it is
+			 * not a reply and holds a whole git diff. Only when
+			 * no mail of the thread is tagged, so an untagged
+			 * fix-up never displaces a tagged patch; a reply's
+			 * diff (a suggestion in a bug thread) is no patch.
+			 */
+			if (!c.ps.is_reply &&
+			    text_has_git_diff(m->body.buf, m->body.len)) {
+				c.ps.index = c.ps.total = 1;
+				ALLOC_GROW(untagged, nr_untagged + 1,
+					   alloc_untagged);
+				untagged[nr_untagged++] = c;
+				continue;
+			}
 			patch_subject_release(&c.ps);
 			continue;
 		}
@@ -864,6 +915,16 @@ static void collect_candidates(struct assembly *a)
 		ALLOC_GROW(a->c, a->nr_c + 1, a->alloc_c);
 		a->c[a->nr_c++] = c;
 	}
+	if (!a->nr_c) {
+		for (i = 0; i < nr_untagged; i++) {
+			ALLOC_GROW(a->c, a->nr_c + 1, a->alloc_c);
+			a->c[a->nr_c++] = untagged[i];
+		}
+	} else {
+		for (i = 0; i < nr_untagged; i++)
+			patch_subject_release(&untagged[i].ps);
+	}
+	free(untagged);
 
 	/* a->c is final now: index it */
 	a->cand_at = xcalloc(a->nr_mails ? a->nr_mails : 1,

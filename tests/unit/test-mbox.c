@@ -106,6 +106,7 @@ static const struct fixture_file own_fixtures[] = {
 	{ "selftests-lone-cr-crlf-base64.mbox", 2 },
 	{ "vmalloc-huge-vmap-v1.mbox", 3 },
 	{ "vmalloc-huge-vmap-v2.mboxrd", 12 },
+	{ "vmscan-untagged-send-email.mbox", 2 },
 	{ "zswap-batch-v4-truncated.mbox", 3 },
 	{ "zswap-batch-v4-version-on-cover.mbox", 4 },
 };

@@ -877,6 +877,95 @@ static void test_own_bug_thread(void)
 	mails_free(m, nr);
 }
 
+/* the series of the mbox text @text, mails in *m (caller frees) */
+static int series_of_text(const char *text, struct mail **m, size_t *nr,
+			  struct series *s)
+{
+	memset(s, 0, sizeof(*s));
+	*m = NULL;
+	*nr = 0;
+	if (mbox_parse(text, strlen(text), m, nr) < 0)
+		return -2;
+	return series_from_mails(*m, *nr, s);
+}
+
+#define UNTAGGED_HEAD \
+	"From t@example.org Tue Nov 24 08:14:02 2026\n" \
+	"From: T <t@example.org>\n" \
+	"Date: Tue, 24 Nov 2026 09:14:02 +0100\n" \
+	"Message-ID: <untagged-1@example.org>\n"
+#define UNTAGGED_DIFF \
+	"diff --git a/mm/x.c b/mm/x.c\n" \
+	"index 1111111..2222222 100644\n" \
+	"--- a/mm/x.c\n" \
+	"+++ b/mm/x.c\n" \
+	"@@ -1,2 +1,3 @@\n" \
+	" a\n" \
+	"+b\n" \
+	" c\n"
+
+static void test_own_untagged(void)
+{
+	struct mail *m;
+	struct series s;
+	size_t nr;
+
+	if (!own("vmscan-untagged-send-email.mbox", &m, &nr, &s)) {
+		ok(s.nr == 1 && s.patches[0].mail == &m[0] && !s.cover,
+		   "untagged: a git send-email without [PATCH] is a patch");
+		is_str(s.title, "mm/vmscan: never return a zero shrink batch",
+		       "untagged: title is the whole subject");
+		if (s.nr == 1) {
+			is_str(s.patches[0].author_name, "Tomasz Wierzba",
+			       "untagged: author");
+			ok(starts_with(s.patches[0].message,
+				       "mm/vmscan: never return a zero shrink "
+				       "batch\n\nshrink_batch() returns") &&
+			   diff_is_clean(s.patches[0].diff),
+			   "untagged: message and clean diff");
+		}
+		check_trailers(&s, 1,
+			       "Reviewed-by: Ilse Brandt <ilse.brandt@example.de>",
+			       "untagged: the reply's Reviewed-by counts");
+		is_int(s.nr_problems, 0, "untagged: no problem");
+		series_release(&s);
+		mails_free(m, nr);
+	} else {
+		ok(0, "untagged: series assembles");
+	}
+
+	ok(series_of_text(UNTAGGED_HEAD "Subject: mm: half a diff\n\n"
+			  "diff --git a/mm/x.c b/mm/x.c\n"
+			  "is what I ran, no hunks here\n", &m, &nr, &s) == -1 &&
+	   !s.nr, "untagged: a diff --git line without a hunk is no patch");
+	series_release(&s);
+	mails_free(m, nr);
+	ok(series_of_text(UNTAGGED_HEAD "Subject: mm: plain diff\n\n"
+			  "--- a/mm/x.c\n+++ b/mm/x.c\n@@ -1,2 +1,3 @@\n"
+			  " a\n+b\n c\n", &m, &nr, &s) == -1 && !s.nr,
+	   "untagged: a diff that is not git's is no patch");
+	series_release(&s);
+	mails_free(m, nr);
+	ok(series_of_text(UNTAGGED_HEAD "Subject: Re: mm: x\n\n"
+			  UNTAGGED_DIFF, &m, &nr, &s) == -1 && !s.nr,
+	   "untagged: a reply with a git diff is no patch");
+	series_release(&s);
+	mails_free(m, nr);
+	ok(!series_of_text(UNTAGGED_HEAD "Subject: [PATCH] mm: tagged\n\n"
+			   UNTAGGED_DIFF "\n"
+			   "From u@example.org Tue Nov 24 09:14:02 2026\n"
+			   "From: U <u@example.org>\n"
+			   "Date: Tue, 24 Nov 2026 10:14:02 +0100\n"
+			   "Message-ID: <untagged-2@example.org>\n"
+			   "In-Reply-To: <untagged-1@example.org>\n"
+			   "Subject: mm: untagged fix-up\n\n" UNTAGGED_DIFF,
+			   &m, &nr, &s) &&
+	   s.nr == 1 && s.patches[0].mail == &m[0] && !s.nr_problems,
+	   "untagged: a tagged patch in the thread wins, no duplicate");
+	series_release(&s);
+	mails_free(m, nr);
+}
+
 static void test_own_attachment(void)
 {
 	struct mail *m;
@@ -1259,6 +1348,7 @@ int main(void)
 	test_own_shapes();
 	test_own_broken();
 	test_own_bug_thread();
+	test_own_untagged();
 	test_own_attachment();
 	test_own_truncated();
 	run_shared_cases(shared, ARRAY_SIZE(shared));
