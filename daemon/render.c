@@ -1986,7 +1986,7 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
  * does the same): bump RENDER_VERSION when it or the pages change, and
  * the next start renders everything again.
  */
-#define RENDER_VERSION 1
+#define RENDER_VERSION 2
 #define RENDER_ALL_COMPARE 20	/* newest runs whose compare page a full
 				 * render writes (a gnuplot each, 120 ms);
 				 * older ones on demand */
@@ -2314,6 +2314,14 @@ static int render_all(struct renderer *r)
 
 	progress("rendering every page into %s", r->www);
 	errors += render_key(r, "index") < 0;
+	/* nginx's 404 page (web/nginx-mmci.conf) */
+	{
+		struct strbuf nf = STRBUF_INIT;
+
+		render_error_page(&nf, "404 not found", "no page here");
+		errors += store(r, "404.html", &nf) < 0;
+		strbuf_release(&nf);
+	}
 	max = db_int(&r->db, 0, "SELECT coalesce(max(id), 0) FROM runs", "");
 	st = db_query(&r->db, "SELECT id FROM runs ORDER BY id DESC", "");
 	while (st && db_step(&r->db, st) == DB_ROW) {

@@ -1,0 +1,111 @@
+#!/bin/sh
+# t0915-web-nginx: web/nginx-mmci.conf on a real nginx (its own prefix,
+# configuration and pid file in the trash directory, a free loopback
+# port) serves the pages `mmci web --render` wrote: the same status codes
+# and headers as `mmci web`, nothing but the pages, 200 slow clients.
+. "$(dirname "$0")/lib.sh"
+MMCI=${MMCI_BIN:-$MMCI}
+
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$NGINX" ] || skip_all "nginx is not installed (make setup installs nginx-light)"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
+command -v curl >/dev/null || skip_all "curl is not installed"
+command -v python3 >/dev/null || skip_all "python3 checks the pages"
+. "$SRC/tests/lib-web.sh"
+
+stop_nginx() {
+	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	return 0
+}
+test_atexit stop_nginx
+
+test_expect 'mmci web --render writes the pages of 20 runs and a series' '
+	"$MMCI" init --no-tree &&
+	sh "$SRC/bench/web-gen.sh" "$MMCI_DB" 20 5 100 1 &&
+	sh "$SRC/bench/web-gen.sh" --finish "$MMCI_DB" &&
+	"$MMCI" web --render > out && cat out &&
+	grep -q "^mmci web: [1-9][0-9]* page(s) written" out &&
+	[ -s "$MMCI_DATA/www/.version" ] && [ -s "$MMCI_DATA/www/404.html" ] &&
+	[ "$(sql "SELECT count(*) FROM pages_dirty")" = 0 ] &&
+	"$MMCI" web --render > again && grep -q "^mmci web: 0 page(s)" again
+'
+
+test_expect 'nginx starts with the site file, on a loopback port' '
+	port=$(python3 -c "import socket; s = socket.socket();
+s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
+	echo "$port" > port &&
+	mkdir -p nginx/tmp &&
+	sed -e "s|root /var/lib/mmci/var/www;|root $MMCI_DATA/www;|" \
+	    -e "s|listen 80;|listen 127.0.0.1:$port;|" \
+	    -e "/listen \[::\]:80;/d" "$SRC/web/nginx-mmci.conf" > nginx/site.conf &&
+	grep -q "root $MMCI_DATA/www;" nginx/site.conf &&
+	cat > nginx/nginx.conf <<-EOC &&
+	daemon off;
+	worker_processes 1;
+	pid $TRASH/nginx/nginx.pid;
+	error_log $TRASH/nginx/error.log;
+	events { worker_connections 1024; }
+	http {
+		access_log $TRASH/nginx/access.log;
+		client_body_temp_path $TRASH/nginx/tmp/body;
+		proxy_temp_path $TRASH/nginx/tmp/proxy;
+		fastcgi_temp_path $TRASH/nginx/tmp/fastcgi;
+		uwsgi_temp_path $TRASH/nginx/tmp/uwsgi;
+		scgi_temp_path $TRASH/nginx/tmp/scgi;
+		include $TRASH/nginx/site.conf;
+	}
+	EOC
+	{ "$NGINX" -e "$TRASH/nginx/error.log" -p "$TRASH/nginx" \
+		-c "$TRASH/nginx/nginx.conf" > nginx/out 2>&1 & } &&
+	i=0 && until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
+		i=$((i + 1)); [ $i -lt 50 ] || { cat nginx/out nginx/error.log;
+		exit 1; }; sleep 0.1; done
+'
+
+test_expect 'nginx: pages answer 200, unknown ones 404, POST 405' web_status_codes
+
+test_expect 'nginx: the headers of mmci web' '
+	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/run/1" > h &&
+	cat h &&
+	grep -qi "^content-type: text/html; charset=utf-8" h &&
+	grep -qi "^content-security-policy: default-src .none.; style-src .self. .unsafe-inline.; img-src .self. data:; form-action .none.; frame-ancestors .none." h &&
+	grep -qi "^x-content-type-options: nosniff" h &&
+	grep -qi "^cache-control: no-cache" h &&
+	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/nope" > h404 &&
+	grep -qi "^content-security-policy: default-src" h404
+'
+
+test_expect 'nginx: the files are the pages, byte for byte; its 404 page' '
+	curl -s "http://127.0.0.1:$(cat port)/run/20" > run20.html &&
+	cmp run20.html "$MMCI_DATA/www/run/20.html" &&
+	$CHECK run20.html "h1:run #20" id:provenance href:/compare/19/20 &&
+	curl -s "http://127.0.0.1:$(cat port)/nope" > nope.html &&
+	$CHECK nope.html "h1:404" "text:error:no page" notag:script
+'
+
+test_expect 'nginx: nothing but the pages (dot files, file names, traversal)' '
+	for p in /.ids /.version /.queue/ /.cache/20 /run/1.html /index.html \
+		/404.html /ondemand/1-2.html /compare/1-2.html /run/../.ids \
+		"/metric/fsdax/rebind_memmap?variant=../../../.ids" \
+		"/metric/fsdax/rebind_memmap?variant=a/b" \
+		"/metric/fsdax/rebind_memmap?variant=align=2M,map=dev"; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
+	done
+'
+
+test_expect 'nginx: 200 slow clients, every request answered within 1 s' '
+	python3 "$SRC/tests/t0920-web-load.py" "$(cat port)" probe --slow 200 \
+		--interval 2 --requests 30 --path / --path /run/20 \
+		--path /compare/19/20 > slow.json &&
+	cat slow.json &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1]));
+sys.exit(not (d[\"statuses\"] == {\"200\": 30} and d[\"max_ms\"] < 1000))" \
+		slow.json
+'
+
+test_done
