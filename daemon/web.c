@@ -398,7 +398,8 @@ static void *render_watch(void *data)
 	return NULL;
 }
 
-/* the environment of the worker: no secrets, the same database */
+/* the environment of the worker: no password, secret or token (as
+ * run-command.c clears them for children), the same database */
 static char **render_environ(const struct mmci_config *cfg)
 {
 	char **env = NULL;
@@ -406,8 +407,14 @@ static char **render_environ(const struct mmci_config *cfg)
 	char **e;
 
 	for (e = environ; e && *e; e++) {
-		if (starts_with(*e, "MMCI_SMTP_PASSWORD=") ||
-		    starts_with(*e, "MMCI_DB=") || starts_with(*e, "MMCI_DATA="))
+		const char *eq = strchr(*e, '=');
+		char *name = xstrndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
+		int drop = strstr(name, "PASSWORD") || strstr(name, "SECRET") ||
+			   strstr(name, "TOKEN") || !strcmp(name, "MMCI_DB") ||
+			   !strcmp(name, "MMCI_DATA");
+
+		free(name);
+		if (drop)
 			continue;
 		ALLOC_GROW(env, nr + 3, alloc);
 		env[nr++] = xstrdup(*e);
