@@ -266,39 +266,25 @@ static int parse_settings(const char *list, struct bench *b)
 /* fill the recorded half of s from its run row */
 static int load_setting(struct db *db, struct bench_setting *s)
 {
-	sqlite3_stmt *st = db_query(db,
-		"SELECT label, clock, accel, backing, vcpus, nvdimm_mib, hz, "
-		"kernel_release, json_extract(params, '$.pin'), "
-		"(SELECT count(*) FROM boots WHERE run_id = runs.id AND "
-		"status = 'ok'), (SELECT count(*) FROM boots WHERE run_id = "
-		"runs.id), (SELECT total(duration_s) FROM boots WHERE run_id "
-		"= runs.id) FROM runs WHERE id = ?", "i", s->run_id);
-	int ret = -1;
+	struct run_row r;
 
-	if (!st)
+	if (run_load(db, s->run_id, &r) < 0)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("no run #%lld", s->run_id);
-		goto out;
-	}
 	if (!s->label)
-		s->label = xstrdup(db_col_text(st, 0));
-	s->rec_clock = xstrdup(db_col_text(st, 1));
-	s->accel = xstrdup(db_col_text(st, 2));
-	s->rec_backing = xstrdup(db_col_text(st, 3));
-	s->rec_vcpus = sqlite3_column_int(st, 4);
-	s->nvdimm_mib = sqlite3_column_int64(st, 5);
-	s->hz = sqlite3_column_int(st, 6);
-	s->release = xstrdup(db_col_text(st, 7));
-	s->pin = sqlite3_column_type(st, 8) == SQLITE_NULL ?
-			 -1 : sqlite3_column_int(st, 8) != 0;
-	s->boots_ok = sqlite3_column_int(st, 9);
-	s->boots = sqlite3_column_int(st, 10);
-	s->boot_s = sqlite3_column_double(st, 11);
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
+		s->label = xstrdup(r.label);
+	s->rec_clock = xstrdup(r.clock);
+	s->accel = xstrdup(r.accel);
+	s->rec_backing = xstrdup(r.backing);
+	s->rec_vcpus = r.vcpus;
+	s->nvdimm_mib = r.nvdimm_mib;
+	s->hz = r.hz;
+	s->release = xstrdup(r.release);
+	s->pin = r.pin;
+	s->boots_ok = r.ok_boots;
+	s->boots = r.boots;
+	s->boot_s = r.boot_s;
+	run_row_release(&r);
+	return 0;
 }
 
 /*
@@ -562,17 +548,15 @@ static void list_missing(struct db *db, const struct bench *b,
 	strbuf_addch(&seen, ',');
 	for (i = 0; i < b->nr_set; i++) {
 		sqlite3_stmt *st;
+		struct run_row run;
 		char *list, *tok, *save = NULL;
 
 		if (!b->set[i].run_id)
 			continue;
-		st = db_query(db, "SELECT workloads FROM runs WHERE id = ?",
-			      "i", b->set[i].run_id);
-		if (!st)
+		if (run_load(db, b->set[i].run_id, &run) < 0)
 			continue;
-		list = xstrdup(sqlite3_step(st) == SQLITE_ROW ?
-				       db_col_text(st, 0) : "");
-		sqlite3_finalize(st);
+		list = xstrdup(run.workloads);
+		run_row_release(&run);
 		for (tok = strtok_r(list, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
 			char *key = xstrfmt(",%s,", tok);

@@ -66,6 +66,7 @@
 #include "ingest.h"
 #include "mbox.h"
 #include "report.h"
+#include "run.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -888,118 +889,65 @@ static int export_failed_applies(struct export *ex, double since)
 	return step < 0 ? -1 : 0;
 }
 
-/* what a run's tests share */
-struct run_row {
-	long long id, build_id, job_id;
-	char *label, *release, *workloads, *accel, *clock, *status, *error;
-	char *host, *qemu, *libvirt, *kernel, *backing;
-	int hz, vcpus, ram_mib, nvdimm_mib, pinned, ok_boots;
-	double started_at, ended_at;
+/* what a run's tests share: the row, and what is derived from it */
+struct export_run {
+	struct run_row row;
 	char *prefix;		/* "<origin>:run-<id>-<start>" */
 	const char *kcidb_build;
 	json_t *env;		/* the environment object, shared */
 };
 
-static void run_row_release(struct run_row *r)
+static void export_run_release(struct export_run *r)
 {
-	free(r->label);
-	free(r->release);
-	free(r->workloads);
-	free(r->accel);
-	free(r->clock);
-	free(r->status);
-	free(r->error);
-	free(r->host);
-	free(r->qemu);
-	free(r->libvirt);
-	free(r->kernel);
-	free(r->backing);
+	run_row_release(&r->row);
 	free(r->prefix);
 	json_decref(r->env);
 }
 
-static int run_load(struct export *ex, long long id, struct run_row *r)
+/* the KCIDB environment of run @r: the machine it ran on */
+static json_t *run_environment(const struct run_row *r)
 {
-	sqlite3_stmt *st = db_query(ex->db,
-		"SELECT coalesce(build_id, 0), coalesce(job_id, 0), "
-		"coalesce(label, ''), kernel_release, workloads, accel, clock, "
-		"status, coalesce(error, ''), host, coalesce(qemu_version, ''), "
-		"coalesce(libvirt_version, ''), kernel, backing, "
-		"coalesce(hz, 0), vcpus, ram_mib, nvdimm_mib, "
-		"CASE WHEN json_valid(params) THEN coalesce(json_extract("
-		"params, '$.pin'), 0) ELSE 0 END, (SELECT count(*) "
-		"FROM boots WHERE run_id = runs.id AND status = 'ok'), "
-		"started_at, coalesce(ended_at, -1) FROM runs WHERE id = ?",
-		"i", id);
-	json_t *misc;
+	json_t *env = json_object(), *misc;
 	char *comment;
-	int ret = -1, step;
 
-	memset(r, 0, sizeof(*r));
-	if (!st)
-		return -1;
-	step = db_step(ex->db, st);
-	if (step != DB_ROW) {
-		if (step == DB_DONE)
-			error("no run #%lld", id);
-		goto out;
-	}
-	r->id = id;
-	r->build_id = sqlite3_column_int64(st, 0);
-	r->job_id = sqlite3_column_int64(st, 1);
-	r->label = xstrdup(db_col_text(st, 2));
-	r->release = xstrdup(db_col_text(st, 3));
-	r->workloads = xstrdup(db_col_text(st, 4));
-	r->accel = xstrdup(db_col_text(st, 5));
-	r->clock = xstrdup(db_col_text(st, 6));
-	r->status = xstrdup(db_col_text(st, 7));
-	r->error = xstrdup(db_col_text(st, 8));
-	r->host = xstrdup(db_col_text(st, 9));
-	r->qemu = xstrdup(db_col_text(st, 10));
-	r->libvirt = xstrdup(db_col_text(st, 11));
-	r->kernel = xstrdup(db_col_text(st, 12));
-	r->backing = xstrdup(db_col_text(st, 13));
-	r->hz = sqlite3_column_int(st, 14);
-	r->vcpus = sqlite3_column_int(st, 15);
-	r->ram_mib = sqlite3_column_int(st, 16);
-	r->nvdimm_mib = sqlite3_column_int(st, 17);
-	r->pinned = sqlite3_column_int(st, 18);
-	r->ok_boots = sqlite3_column_int(st, 19);
-	r->started_at = sqlite3_column_double(st, 20);
-	r->ended_at = sqlite3_column_double(st, 21);
-	r->prefix = xstrfmt("%s:run-%lld-%lld", ex->origin, id,
-			    (long long)r->started_at);
-
-	r->env = json_object();
-	comment = xstrfmt("libvirt/QEMU guest on %s: %s, clock %s, %d "
-			  "vCPU(s)%s, %d MiB RAM, %d MiB NVDIMM on %s",
+	comment = xstrfmt("libvirt/QEMU guest on %s: %s, clock %s, %lld "
+			  "vCPU(s)%s, %lld MiB RAM, %lld MiB NVDIMM on %s",
 			  r->host, r->accel, r->clock, r->vcpus,
-			  r->pinned ? " pinned" : "", r->ram_mib,
+			  r->pin == 1 ? " pinned" : "", r->ram_mib,
 			  r->nvdimm_mib, r->backing);
-	set_str(r->env, "comment", comment);
+	set_str(env, "comment", comment);
 	free(comment);
 	misc = json_object();
 	set_str(misc, "host", r->host);
 	set_str(misc, "accel", r->accel);
 	set_str(misc, "clock", r->clock);
 	set_int(misc, "vcpus", r->vcpus);
-	json_object_set_new(misc, "pinned", json_boolean(r->pinned));
+	json_object_set_new(misc, "pinned", json_boolean(r->pin == 1));
 	set_int(misc, "ram_mib", r->ram_mib);
 	set_int(misc, "nvdimm_mib", r->nvdimm_mib);
 	set_str(misc, "nvdimm_backing", r->backing);
-	if (*r->qemu)
-		set_str(misc, "qemu_version", r->qemu);
-	if (*r->libvirt)
-		set_str(misc, "libvirt_version", r->libvirt);
-	json_object_set_new(r->env, "misc", misc);
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
+	if (*r->qemu_v)
+		set_str(misc, "qemu_version", r->qemu_v);
+	if (*r->libvirt_v)
+		set_str(misc, "libvirt_version", r->libvirt_v);
+	json_object_set_new(env, "misc", misc);
+	return env;
+}
+
+static int export_run_load(struct export *ex, long long id,
+			   struct export_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (run_load(ex->db, id, &r->row) < 0)
+		return -1;
+	r->prefix = xstrfmt("%s:run-%lld-%lld", ex->origin, id,
+			    (long long)r->row.started_at);
+	r->env = run_environment(&r->row);
+	return 0;
 }
 
 /* a test of a run, with what every test of the run carries */
-static json_t *run_test(const struct export *ex, const struct run_row *r,
+static json_t *run_test(const struct export *ex, const struct export_run *r,
 			const char *local_id, const char *path,
 			const char *status)
 {
@@ -1016,39 +964,40 @@ static json_t *run_test(const struct export *ex, const struct run_row *r,
 	return t;
 }
 
-static json_t *run_misc(const struct run_row *r)
+static json_t *run_misc(const struct export_run *r)
 {
 	json_t *misc = json_object();
-	char *mode = xstrfmt("%s, clock %s", r->accel, r->clock);
+	char *mode = xstrfmt("%s, clock %s", r->row.accel, r->row.clock);
 
-	set_int(misc, "run_id", r->id);
-	if (*r->label)
-		set_str(misc, "run_label", r->label);
-	if (r->job_id)
-		set_int(misc, "job_id", r->job_id);
+	set_int(misc, "run_id", r->row.id);
+	if (*r->row.label)
+		set_str(misc, "run_label", r->row.label);
+	if (r->row.job_id)
+		set_int(misc, "job_id", r->row.job_id);
 	set_str(misc, "mode", mode);
 	free(mode);
-	set_str(misc, "kernel_release", r->release);
-	if (r->hz)
-		set_int(misc, "hz", r->hz);
-	set_int(misc, "boots", r->ok_boots);
-	set_str(misc, "run_status", r->status);
-	if (*r->error)
-		set_str(misc, "run_error", r->error);
-	if (*r->qemu)
-		set_str(misc, "qemu_version", r->qemu);
-	if (*r->libvirt)
-		set_str(misc, "libvirt_version", r->libvirt);
+	set_str(misc, "kernel_release", r->row.release);
+	if (r->row.hz)
+		set_int(misc, "hz", r->row.hz);
+	set_int(misc, "boots", r->row.ok_boots);
+	set_str(misc, "run_status", r->row.status);
+	if (*r->row.error)
+		set_str(misc, "run_error", r->row.error);
+	if (*r->row.qemu_v)
+		set_str(misc, "qemu_version", r->row.qemu_v);
+	if (*r->row.libvirt_v)
+		set_str(misc, "libvirt_version", r->row.libvirt_v);
 	return misc;
 }
 
 /* "boot": one test per VM boot */
-static int export_boots(struct export *ex, const struct run_row *r)
+static int export_boots(struct export *ex, const struct export_run *r)
 {
 	sqlite3_stmt *st = db_query(ex->db,
 		"SELECT idx, status, coalesce(end_kind, ''), console_log, "
 		"results_log, error, started_at, duration_s FROM boots WHERE "
-		"run_id = ? AND status != 'running' ORDER BY idx", "i", r->id);
+		"run_id = ? AND status != 'running' ORDER BY idx", "i",
+		r->row.id);
 	int step;
 
 	if (!st)
@@ -1119,7 +1068,7 @@ static int in_list(const char *list, const char *word)
  * "mmci.<workload>": the errors the guest reported for a workload, or a
  * workload of the run that gave no sample at all
  */
-static int export_workload_errors(struct export *ex, const struct run_row *r,
+static int export_workload_errors(struct export *ex, const struct export_run *r,
 				  const struct run_comparison *rc)
 {
 	sqlite3_stmt *st = db_query(ex->db,
@@ -1127,7 +1076,7 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 		"'') = '' THEN message ELSE variant || ': ' || message END, "
 		"char(10)), count(*) FROM events WHERE run_id = ? AND kind = "
 		"'error' AND workload IS NOT NULL GROUP BY workload ORDER BY "
-		"workload", "i", r->id);
+		"workload", "i", r->row.id);
 	struct strbuf seen = STRBUF_INIT, list = STRBUF_INIT;
 	const char *w, *next;
 	size_t i;
@@ -1146,7 +1095,7 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 		local = xstrfmt("%s:errors", w);
 		t = run_test(ex, r, local, path.buf, "ERROR");
 		free(local);
-		set_time(t, "start_time", r->started_at);
+		set_time(t, "start_time", r->row.started_at);
 		set_excerpt(t, db_col_text(st, 1));
 		set_str(misc, "workload", w);
 		set_int(misc, "errors", sqlite3_column_int(st, 2));
@@ -1162,7 +1111,7 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 	}
 
 	/* workloads of the run with neither a sample nor an error */
-	strbuf_addstr(&list, r->workloads);
+	strbuf_addstr(&list, r->row.workloads);
 	for (w = list.buf; *w; w = next) {
 		struct strbuf path = STRBUF_INIT;
 		char *word;
@@ -1184,13 +1133,14 @@ static int export_workload_errors(struct export *ex, const struct run_row *r,
 		misc = run_misc(r);
 		/* no boot got as far as the guest: the harness failed */
 		t = run_test(ex, r, word, path.buf,
-			     !r->ok_boots && !strcmp(r->status, "failed") &&
+			     !r->row.ok_boots &&
+			     !strcmp(r->row.status, "failed") &&
 			     db_int(ex->db, 0, "SELECT count(*) FROM boots "
 				    "WHERE run_id = ? AND end_kind NOT IN "
 				    "('start-failed', 'interrupted')", "i",
-				    r->id) == 0 ? "MISS" : "ERROR");
-		set_time(t, "start_time", r->started_at);
-		set_excerpt(t, *r->error ? r->error :
+				    r->row.id) == 0 ? "MISS" : "ERROR");
+		set_time(t, "start_time", r->row.started_at);
+		set_excerpt(t, *r->row.error ? r->row.error :
 			    "the workload gave no sample and reported no "
 			    "error");
 		set_str(misc, "workload", word);
@@ -1222,13 +1172,13 @@ static void metric_path(struct strbuf *sb, const char *top,
  * boot in wall-clock mode) and summarises them; comparing the run with
  * itself gives that summary, the numbers `mmci compare` shows.
  */
-static int export_metrics(struct export *ex, const struct run_row *r)
+static int export_metrics(struct export *ex, const struct export_run *r)
 {
 	struct run_comparison rc;
-	int per_boot = !strcmp(r->clock, "wall");
+	int per_boot = !strcmp(r->row.clock, "wall");
 	size_t i;
 
-	if (compare_runs(ex->db, r->id, r->id, &rc) < 0)
+	if (compare_runs(ex->db, r->row.id, r->row.id, &rc) < 0)
 		return -1;
 	for (i = 0; i < rc.nr; i++) {
 		const struct metric_comparison *mc = &rc.m[i];
@@ -1241,7 +1191,7 @@ static int export_metrics(struct export *ex, const struct run_row *r)
 		local = xstrfmt("%s:%s:%s", mc->workload, mc->variant,
 				mc->metric);
 		t = run_test(ex, r, local, path.buf,
-			     !strcmp(r->status, "ok") ? "DONE" : "ERROR");
+			     !strcmp(r->row.status, "ok") ? "DONE" : "ERROR");
 		free(local);
 		if (s->n > 0 && isfinite(s->median)) {
 			json_t *num = json_object();
@@ -1250,11 +1200,12 @@ static int export_metrics(struct export *ex, const struct run_row *r)
 			set_str(num, "unit", mc->unit);
 			json_object_set_new(t, "number", num);
 		}
-		set_time(t, "start_time", r->started_at);
-		if (r->ended_at >= r->started_at)
-			set_real(t, "duration", r->ended_at - r->started_at);
-		if (!strcmp(r->status, "failed"))
-			set_excerpt(t, r->error);
+		set_time(t, "start_time", r->row.started_at);
+		if (r->row.ended_at >= r->row.started_at)
+			set_real(t, "duration",
+				 r->row.ended_at - r->row.started_at);
+		if (!strcmp(r->row.status, "failed"))
+			set_excerpt(t, r->row.error);
 		set_str(misc, "workload", mc->workload);
 		set_str(misc, "variant", mc->variant);
 		set_str(misc, "metric", mc->metric);
@@ -1292,36 +1243,36 @@ static int run_selected(const struct export *ex, long long id)
 /* the tests of one run; 1 when it was skipped */
 static int export_run(struct export *ex, long long id)
 {
-	struct run_row r;
+	struct export_run r;
 	char key[32];
 	int ret = 0;
 
-	if (run_load(ex, id, &r) < 0)
+	if (export_run_load(ex, id, &r) < 0)
 		return -1;
-	if (!strcmp(r.status, "running")) {
+	if (!strcmp(r.row.status, "running")) {
 		warning("run #%lld is still running: not exported", id);
 		ret = 1;
 		goto out;
 	}
-	if (!r.build_id) {
+	if (!r.row.build_id) {
 		strbuf_addf(&ex->prebuilt, "%s#%lld", ex->nr_prebuilt ? ", " :
 			    "", id);
 		ex->nr_prebuilt++;
 		ret = 1;
 		goto out;
 	}
-	xsnprintf(key, sizeof(key), "%lld", r.build_id);
+	xsnprintf(key, sizeof(key), "%lld", r.row.build_id);
 	r.kcidb_build = json_string_value(json_object_get(ex->build_index,
 							  key));
 	if (!r.kcidb_build) {	/* export_build() said why */
 		ret = error("run #%lld: build #%lld is not exported", id,
-			    r.build_id);
+			    r.row.build_id);
 		goto out;
 	}
 	if (export_boots(ex, &r) < 0 || export_metrics(ex, &r) < 0)
 		ret = -1;
 out:
-	run_row_release(&r);
+	export_run_release(&r);
 	return ret;
 }
 
@@ -1346,7 +1297,7 @@ static int export_comparisons(struct export *ex)
 		long long base = sqlite3_column_int64(st, 2);
 		long long new = sqlite3_column_int64(st, 3);
 		struct run_comparison rc;
-		struct run_row r;
+		struct export_run r;
 		char key[64];
 		size_t i;
 
@@ -1354,19 +1305,19 @@ static int export_comparisons(struct export *ex)
 		if (!run_selected(ex, new) || strstr(done.buf, key))
 			continue;
 		strbuf_addstr(&done, key);
-		if (run_load(ex, new, &r) < 0)
+		if (export_run_load(ex, new, &r) < 0)
 			continue;
-		xsnprintf(key, sizeof(key), "%lld", r.build_id);
+		xsnprintf(key, sizeof(key), "%lld", r.row.build_id);
 		r.kcidb_build = json_string_value(
 			json_object_get(ex->build_index, key));
-		if (!r.kcidb_build || strcmp(r.status, "ok")) {
-			run_row_release(&r);
+		if (!r.kcidb_build || strcmp(r.row.status, "ok")) {
+			export_run_release(&r);
 			continue;
 		}
 		if (compare_runs(ex->db, base, new, &rc) < 0) {
 			warning("job #%lld: run #%lld and run #%lld are not "
 				"compared", job, base, new);
-			run_row_release(&r);
+			export_run_release(&r);
 			continue;
 		}
 		for (i = 0; i < rc.nr; i++) {
@@ -1400,7 +1351,7 @@ static int export_comparisons(struct export *ex)
 				set_str(num, "unit", "%");
 				json_object_set_new(t, "number", num);
 			}
-			set_time(t, "start_time", r.started_at);
+			set_time(t, "start_time", r.row.started_at);
 			set_str(t, "comment", verdict_name(c->verdict));
 			set_int(misc, "job_id", job);
 			set_str(misc, "job_kind", db_col_text(st, 1));
@@ -1433,7 +1384,7 @@ static int export_comparisons(struct export *ex)
 			strbuf_release(&path);
 		}
 		run_comparison_release(&rc);
-		run_row_release(&r);
+		export_run_release(&r);
 	}
 	sqlite3_finalize(st);
 	strbuf_release(&done);

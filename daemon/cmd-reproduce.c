@@ -58,130 +58,13 @@ static const char reproduce_usage[] =
 	"                     recorded one (refused when that one changed)\n"
 	"  --dry-run          print the build and run parameters, do nothing\n";
 
-/* the runs row, and the builds row when the run booted a built kernel */
-struct repro {
-	long long id, build_id, boots, hz, vcpus, ram_mib, nvdimm_mib;
-	char *label, *status, *kernel, *release, *modroot, *workloads;
-	char *params, *accel, *clock, *backing, *qemu_v, *libvirt_v;
-	char *runner_sha1, *initrd, *initrd_sha1;
-	/* builds row */
-	char *commit, *fragment, *config_hash, *dotconfig_hash, *compiler;
-	long long series_id;
-	int upto;
-	json_t *pj;		/* params, parsed; owns the option strings */
-	char *memremap;		/* from the guest command line, bytes */
-};
-
-static void repro_release(struct repro *r)
+/* the builds row of a run that booted a built kernel must be there */
+static int check_build_row(const struct run_row *r)
 {
-	free(r->label);
-	free(r->status);
-	free(r->kernel);
-	free(r->release);
-	free(r->modroot);
-	free(r->workloads);
-	free(r->params);
-	free(r->accel);
-	free(r->clock);
-	free(r->backing);
-	free(r->qemu_v);
-	free(r->libvirt_v);
-	free(r->runner_sha1);
-	free(r->initrd);
-	free(r->initrd_sha1);
-	free(r->commit);
-	free(r->fragment);
-	free(r->config_hash);
-	free(r->dotconfig_hash);
-	free(r->compiler);
-	free(r->memremap);
-	json_decref(r->pj);
-	memset(r, 0, sizeof(*r));
-}
-
-/* column text, NULL for SQL NULL */
-static char *col_dup(sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return NULL;
-	return xstrdup(db_col_text(st, col));
-}
-
-static int load_run_row(struct db *db, long long id, struct repro *r)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT label, status, build_id, kernel, kernel_release, "
-		"modules_root, hz, workloads, params, accel, clock, vcpus, "
-		"ram_mib, nvdimm_mib, backing, qemu_version, libvirt_version, "
-		"runner_sha1, initrd, initrd_sha1, (SELECT count(*) FROM boots "
-		"WHERE run_id = runs.id) FROM runs WHERE id = ?", "i", id);
-	int ret = -1, rc;
-
-	if (!st)
-		return -1;
-	rc = db_step(db, st);
-	if (rc != DB_ROW) {
-		if (rc == DB_DONE)
-			error("no run #%lld in '%s' (see 'mmci show runs')",
-			      id, db->path);
-		goto out;
-	}
-	r->id = id;
-	r->label = col_dup(st, 0);
-	r->status = xstrdup(db_col_text(st, 1));
-	r->build_id = sqlite3_column_int64(st, 2);
-	r->kernel = xstrdup(db_col_text(st, 3));
-	r->release = xstrdup(db_col_text(st, 4));
-	r->modroot = xstrdup(db_col_text(st, 5));
-	r->hz = sqlite3_column_int64(st, 6);
-	r->workloads = xstrdup(db_col_text(st, 7));
-	r->params = xstrdup(db_col_text(st, 8));
-	r->accel = xstrdup(db_col_text(st, 9));
-	r->clock = xstrdup(db_col_text(st, 10));
-	r->vcpus = sqlite3_column_int64(st, 11);
-	r->ram_mib = sqlite3_column_int64(st, 12);
-	r->nvdimm_mib = sqlite3_column_int64(st, 13);
-	r->backing = xstrdup(db_col_text(st, 14));
-	r->qemu_v = col_dup(st, 15);
-	r->libvirt_v = col_dup(st, 16);
-	r->runner_sha1 = col_dup(st, 17);
-	r->initrd = xstrdup(db_col_text(st, 18));
-	r->initrd_sha1 = col_dup(st, 19);
-	r->boots = sqlite3_column_int64(st, 20);
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int load_build_row(struct db *db, struct repro *r)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT commit_id, series_id, upto, config_fragment, "
-		"config_hash, dotconfig_hash, compiler FROM builds "
-		"WHERE id = ?", "i", r->build_id);
-	int ret = -1, rc;
-
-	if (!st)
-		return -1;
-	rc = db_step(db, st);
-	if (rc != DB_ROW) {
-		if (rc == DB_DONE)
-			error("run #%lld names build #%lld, which is not in "
-			      "the database", r->id, r->build_id);
-		goto out;
-	}
-	r->commit = xstrdup(db_col_text(st, 0));
-	r->series_id = sqlite3_column_int64(st, 1);
-	r->upto = sqlite3_column_int(st, 2);
-	r->fragment = xstrdup(db_col_text(st, 3));
-	r->config_hash = xstrdup(db_col_text(st, 4));
-	r->dotconfig_hash = col_dup(st, 5);
-	r->compiler = col_dup(st, 6);
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
+	if (!r->build_found)
+		return error("run #%lld names build #%lld, which is not in "
+			     "the database", r->id, r->build_id);
+	return 0;
 }
 
 /* the value of KEY= among the space separated words of a command line */
@@ -210,13 +93,13 @@ static const char *jstr(json_t *o, const char *key)
  * vCPUs, pinning and the timeout are the recorded values, not defaults
  * worked out again on this host.
  */
-static int opts_from_run(struct repro *r, struct run_opts *o)
+static int opts_from_run(struct run_row *r, struct run_opts *o,
+			 char **memremap)
 {
 	const char *cmdline, *s;
 	json_t *v;
 	char *mom;
 
-	r->pj = json_loads(r->params, 0, NULL);
 	cmdline = r->pj ? jstr(r->pj, "cmdline") : NULL;
 	if (!cmdline)
 		return error("run #%lld has unreadable parameters (made by an "
@@ -245,9 +128,9 @@ static int opts_from_run(struct repro *r, struct run_opts *o)
 		o->pin = json_is_true(v);
 	if ((v = json_object_get(r->pj, "timeout_s")) && json_is_integer(v))
 		o->timeout_s = json_integer_value(v);
-	r->memremap = cmdline_value(cmdline, "mmci.memremap_size");
-	if (r->memremap)
-		o->memremap_size = r->memremap;
+	*memremap = cmdline_value(cmdline, "mmci.memremap_size");
+	if (*memremap)
+		o->memremap_size = *memremap;
 	mom = cmdline_value(cmdline, "memory_hotplug.memmap_on_memory");
 	if (mom)
 		o->memmap_on_memory = atoi(mom);
@@ -286,7 +169,7 @@ static void same_or_not(const char *what, const char *was, const char *now)
  * --fragment. Caller frees *path.
  */
 static int choose_fragment(const struct mmci_config *cfg,
-			   const struct repro *r, const char *override,
+			   const struct run_row *r, const char *override,
 			   char **path)
 {
 	char sha[41];
@@ -355,7 +238,7 @@ static int commit_present(git_repository *repo, const git_oid *id)
  * result is the recorded commit. dry_run only says what it would do.
  */
 static int reapply(struct db *db, git_repository *repo,
-		   const struct repro *r, const git_oid *want, int dry_run)
+		   const struct run_row *r, const git_oid *want, int dry_run)
 {
 	struct loaded_series ls = { 0 };
 	git_oid *heads = NULL;
@@ -443,7 +326,7 @@ out:
  * strings are owned by *br.
  */
 static int rebuild(const struct mmci_config *cfg, struct db *db,
-		   struct repro *r, const char *fragment_arg, int dry_run,
+		   struct run_row *r, const char *fragment_arg, int dry_run,
 		   struct build_result *br, struct run_opts *o)
 {
 	git_repository *repo = NULL;
@@ -451,7 +334,7 @@ static int rebuild(const struct mmci_config *cfg, struct db *db,
 	git_oid commit;
 	int ret = -1;
 
-	if (load_build_row(db, r) < 0)
+	if (check_build_row(r) < 0)
 		return -1;
 	printf("kernel: build #%lld: commit %s", r->build_id, r->commit);
 	if (r->series_id)
@@ -542,7 +425,7 @@ static void find_recorded(const struct db *db, char **path)
 	free(dir);
 }
 
-static int prebuilt(const struct db *db, struct repro *r,
+static int prebuilt(const struct db *db, struct run_row *r,
 		    const char *fragment_arg, struct run_opts *o)
 {
 	char *moddir;
@@ -551,7 +434,7 @@ static int prebuilt(const struct db *db, struct repro *r,
 	if (fragment_arg)
 		return error("--fragment is for a built kernel: run #%lld "
 			     "booted the prebuilt '%s'", r->id, r->kernel);
-	printf("kernel: prebuilt %s (release %s, HZ %lld), modules under %s\n",
+	printf("kernel: prebuilt %s (release %s, HZ %d), modules under %s\n",
 	       r->kernel, r->release, r->hz, r->modroot);
 	find_recorded(db, &r->kernel);
 	find_recorded(db, &r->modroot);
@@ -579,7 +462,7 @@ static int prebuilt(const struct db *db, struct repro *r,
  * Without a verdict run_create() boots its trial and may still fall back;
  * the run row then says so.
  */
-static const char *choose_accel(struct db *db, const struct repro *r)
+static const char *choose_accel(struct db *db, const struct run_row *r)
 {
 	char why[256];
 
@@ -600,7 +483,7 @@ static const char *choose_accel(struct db *db, const struct repro *r)
  * is made again for this kernel; any other file was given with --initrd
  * and is booted as it is.
  */
-static int is_runner_image(const struct repro *r)
+static int is_runner_image(const struct run_row *r)
 {
 	const char *base = strrchr(r->initrd, '/');
 	size_t n = strlen(r->release);
@@ -612,7 +495,7 @@ static int is_runner_image(const struct repro *r)
 	       ends_with(base, ".cpio.gz");
 }
 
-static int initrd_now(const struct mmci_config *cfg, const struct repro *r,
+static int initrd_now(const struct mmci_config *cfg, const struct run_row *r,
 		      const struct run_opts *o, int dry_run, char **path,
 		      char sha[41])
 {
@@ -632,7 +515,7 @@ static int initrd_now(const struct mmci_config *cfg, const struct repro *r,
 	return image_build(cfg, o->release, o->modroot, path, sha);
 }
 
-static void print_plan(const struct repro *r, const struct run_opts *o,
+static void print_plan(const struct run_row *r, const struct run_opts *o,
 		       const char *accel, int boots)
 {
 	json_t *cl = json_object_get(r->pj, "cmdline");
@@ -646,62 +529,57 @@ static void print_plan(const struct repro *r, const struct run_opts *o,
 	printf("guest command line: %s\n", json_string_value(cl));
 }
 
-/* the parameters and set-up of the new run against the recorded one */
-static void check_setup(struct db *db, const struct repro *r,
-			long long new_id)
+static void differs_str(struct strbuf *diff, const char *what,
+			 const char *x, const char *y)
 {
-	static const char *const cols[] = { "workloads", "accel", "clock",
-					    "vcpus", "ram_mib", "nvdimm_mib",
-					    "backing", "kernel_release", "hz" };
-	struct strbuf sql = STRBUF_INIT, diff = STRBUF_INIT;
-	sqlite3_stmt *st;
-	size_t i;
+	if (strcmp(x, y))
+		strbuf_addf(diff, "  %s: %s -> %s\n", what, x, y);
+}
 
-	strbuf_addstr(&sql, "SELECT a.params, b.params");
-	for (i = 0; i < ARRAY_SIZE(cols); i++)
-		strbuf_addf(&sql, ", a.%s, b.%s", cols[i], cols[i]);
-	strbuf_addstr(&sql, " FROM runs a, runs b WHERE a.id = ? AND b.id = ?");
-	st = db_query(db, sql.buf, "ii", r->id, new_id);
-	if (st && db_step(db, st) == DB_ROW) {
-		json_t *a = json_loads(db_col_text(st, 0), 0, NULL);
-		json_t *b = json_loads(db_col_text(st, 1), 0, NULL);
-		const char *key;
-		json_t *v;
+static void differs_int(struct strbuf *diff, const char *what, long long x,
+			long long y)
+{
+	if (x != y)
+		strbuf_addf(diff, "  %s: %lld -> %lld\n", what, x, y);
+}
 
-		for (i = 0; i < ARRAY_SIZE(cols); i++) {
-			const char *x = db_col_text(st, 2 + 2 * i);
-			const char *y = db_col_text(st, 3 + 2 * i);
+/* the parameters and set-up of the new run @n against the recorded @r */
+static void check_setup(const struct run_row *r, const struct run_row *n)
+{
+	struct strbuf diff = STRBUF_INIT;
+	const char *key;
+	json_t *v;
 
-			if (strcmp(x, y))
-				strbuf_addf(&diff, "  %s: %s -> %s\n", cols[i],
-					    x, y);
+	differs_str(&diff, "workloads", r->workloads, n->workloads);
+	differs_str(&diff, "accel", r->accel, n->accel);
+	differs_str(&diff, "clock", r->clock, n->clock);
+	differs_int(&diff, "vcpus", r->vcpus, n->vcpus);
+	differs_int(&diff, "ram_mib", r->ram_mib, n->ram_mib);
+	differs_int(&diff, "nvdimm_mib", r->nvdimm_mib, n->nvdimm_mib);
+	differs_str(&diff, "backing", r->backing, n->backing);
+	differs_str(&diff, "kernel_release", r->release, n->release);
+	differs_int(&diff, "hz", r->hz, n->hz);
+	json_object_foreach(r->pj, key, v) {
+		json_t *w = json_object_get(n->pj, key);
+
+		if (!w || !json_equal(v, w)) {
+			char *x = json_dumps(v, JSON_ENCODE_ANY);
+			char *y = w ? json_dumps(w, JSON_ENCODE_ANY) : NULL;
+
+			strbuf_addf(&diff, "  params.%s: %s -> %s\n", key, x,
+				    y ? y : "(none)");
+			free(x);
+			free(y);
 		}
-		json_object_foreach(a, key, v) {
-			json_t *w = json_object_get(b, key);
-
-			if (!w || !json_equal(v, w)) {
-				char *x = json_dumps(v, JSON_ENCODE_ANY);
-				char *y = w ? json_dumps(w, JSON_ENCODE_ANY) :
-					      NULL;
-
-				strbuf_addf(&diff, "  params.%s: %s -> %s\n",
-					    key, x, y ? y : "(none)");
-				free(x);
-				free(y);
-			}
-		}
-		json_decref(a);
-		json_decref(b);
 	}
-	sqlite3_finalize(st);
 	if (diff.len)
 		printf("set-up of run #%lld DIFFERS from run #%lld:\n%s",
-		       new_id, r->id, diff.buf);
+		       n->id, r->id, diff.buf);
 	else
 		printf("set-up of run #%lld: as run #%lld (workloads, "
 		       "parameters, guest command line, accel, clock, vCPUs, "
-		       "RAM, NVDIMM, backing, kernel release, HZ)\n", new_id, r->id);
-	strbuf_release(&sql);
+		       "RAM, NVDIMM, backing, kernel release, HZ)\n", n->id,
+		       r->id);
 	strbuf_release(&diff);
 }
 
@@ -746,11 +624,11 @@ int cmd_reproduce(int argc, char **argv)
 	struct build_result br = { 0 };
 	struct run_comparison rc = { 0 };
 	struct strbuf out = STRBUF_INIT;
-	struct repro r = { 0 };
+	struct run_row r = { 0 }, nr = { 0 };
 	struct run_opts o;
 	struct mmci_config cfg;
 	struct db db;
-	char *initrd = NULL, *runner = NULL, *label = NULL;
+	char *initrd = NULL, *runner = NULL, *label = NULL, *memremap = NULL;
 	char *qemu_v = NULL, *libvirt_v = NULL;
 	char runner_sha[41] = "", initrd_sha[41] = "";
 	long long run_id, new_id = 0;
@@ -777,13 +655,14 @@ int cmd_reproduce(int argc, char **argv)
 	setup_command(&cfg, &db);
 	interrupt_catch();	/* fails the new run and its boot on SIGTERM */
 	run_opts_init(&o);
-	if (load_run_row(&db, run_id, &r) < 0 || opts_from_run(&r, &o) < 0)
+	if (run_load(&db, run_id, &r) < 0 ||
+	    opts_from_run(&r, &o, &memremap) < 0)
 		goto out;
 	if (!boots)
 		boots = r.boots > 0 ? r.boots : 1;
-	printf("reproduce run #%lld%s%s%s (%s, %lld boot(s))\n", r.id,
-	       r.label ? " \"" : "", r.label ? r.label : "",
-	       r.label ? "\"" : "", r.status, r.boots);
+	printf("reproduce run #%lld%s%s%s (%s, %d boot(s))\n", r.id,
+	       *r.label ? " \"" : "", r.label, *r.label ? "\"" : "",
+	       r.status, r.boots);
 	if (strcmp(r.status, "ok"))
 		warning("run #%lld is %s: the comparison may have little or "
 			"nothing to compare", r.id, r.status);
@@ -805,7 +684,7 @@ int cmd_reproduce(int argc, char **argv)
 	same_or_not("runner sha1", r.runner_sha1, runner_sha);
 	if (dry_run && is_runner_image(&r))
 		printf("  %-16s recorded %s, made at run time\n",
-		       "initramfs sha1", r.initrd_sha1 ? r.initrd_sha1 : "-");
+		       "initramfs sha1", *r.initrd_sha1 ? r.initrd_sha1 : "-");
 	else
 		same_or_not("initramfs sha1", r.initrd_sha1, initrd_sha);
 	if (strcmp(accel, r.accel))
@@ -824,10 +703,11 @@ int cmd_reproduce(int argc, char **argv)
 	if (run_create(&cfg, &db, &o, &new_id) < 0)
 		goto out;
 	printf("new run: #%lld \"%s\"\n", new_id, label);
-	if (db_int(&db, 0, "SELECT accel = 'tcg' FROM runs WHERE id = ?", "i",
-		   new_id))
+	if (run_load(&db, new_id, &nr) < 0)
+		goto out;
+	if (!strcmp(nr.accel, "tcg"))
 		accel = "tcg";	/* the trial showed KVM hangs guests */
-	check_setup(&db, &r, new_id);
+	check_setup(&r, &nr);
 	fflush(stdout);
 	for (i = 0; i < boots && !interrupted(); i++) {
 		progress("boot %d of %d (run #%lld)", i + 1, boots, new_id);
@@ -866,7 +746,9 @@ out:
 	run_comparison_release(&rc);
 	strbuf_release(&out);
 	build_result_release(&br);
-	repro_release(&r);
+	run_row_release(&r);
+	run_row_release(&nr);
+	free(memremap);
 	free(initrd);
 	free(runner);
 	free(label);

@@ -6,62 +6,10 @@
 
 #include "compare.h"
 #include "db.h"
+#include "run.h"
 #include "strbuf.h"
 #include "util.h"
 #include "workload.h"
-
-struct run_info {
-	char *clock, *accel, *release, *label, *status;
-	char *shape;   /* what must match for two runs to be comparable */
-	int hz, boots;
-	long long build_id;
-};
-
-static void run_info_release(struct run_info *ri)
-{
-	free(ri->clock);
-	free(ri->accel);
-	free(ri->release);
-	free(ri->label);
-	free(ri->status);
-	free(ri->shape);
-}
-
-static int load_info(struct db *db, long long id, struct run_info *ri)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT clock, accel, kernel_release, label, hz, build_id, "
-		"status, (SELECT count(*) FROM boots WHERE run_id = runs.id "
-		"AND status = 'ok'), nvdimm_mib, ram_mib, vcpus, backing, "
-		"coalesce(json_extract(params, '$.pin'), 0) "
-		"FROM runs WHERE id = ?", "i", id);
-	int ret = -1, step;
-
-	memset(ri, 0, sizeof(*ri));
-	if (!st)
-		return -1;
-	step = db_step(db, st);
-	if (step == DB_ROW) {
-		ri->clock = xstrdup(db_col_text(st, 0));
-		ri->accel = xstrdup(db_col_text(st, 1));
-		ri->release = xstrdup(db_col_text(st, 2));
-		ri->label = xstrdup(db_col_text(st, 3));
-		ri->hz = sqlite3_column_int(st, 4);
-		ri->build_id = sqlite3_column_int64(st, 5);
-		ri->status = xstrdup(db_col_text(st, 6));
-		ri->boots = sqlite3_column_int(st, 7);
-		ri->shape = xstrfmt("%s MiB NVDIMM on %s, %s MiB RAM, %s "
-				    "vCPU(s)%s", db_col_text(st, 8),
-				    db_col_text(st, 11), db_col_text(st, 9),
-				    db_col_text(st, 10),
-				    sqlite3_column_int(st, 12) ? " pinned" : "");
-		ret = 0;
-	} else if (step == DB_DONE) {
-		error("no run #%lld", id);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
 
 struct values {
 	double *v;
@@ -122,7 +70,7 @@ static int load_units(struct db *db, long long run_id,
 }
 
 static void compare_one(struct db *db, const struct run_comparison *rc,
-			const struct run_info *bi, const struct run_info *ni,
+			const struct run_row *bi, const struct run_row *ni,
 			struct metric_comparison *mc)
 {
 	struct compare_opts opts = COMPARE_OPTS_INIT;
@@ -160,29 +108,32 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 int compare_runs(struct db *db, long long base_id, long long new_id,
 		 struct run_comparison *rc)
 {
-	struct run_info bi, ni;
+	struct run_row bi, ni;
+	struct strbuf bshape = STRBUF_INIT, nshape = STRBUF_INIT;
 	sqlite3_stmt *st;
 	int ret = -1, step;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->base_id = base_id;
 	rc->new_id = new_id;
-	if (load_info(db, base_id, &bi) < 0)
+	if (run_load(db, base_id, &bi) < 0)
 		return -1;
-	if (load_info(db, new_id, &ni) < 0) {
-		run_info_release(&bi);
+	if (run_load(db, new_id, &ni) < 0) {
+		run_row_release(&bi);
 		return -1;
 	}
+	run_setup_shape(&bi, &bshape);
+	run_setup_shape(&ni, &nshape);
 	if (strcmp(bi.clock, ni.clock) || strcmp(bi.accel, ni.accel)) {
 		error("run #%lld (%s, %s) and run #%lld (%s, %s) were measured "
 		      "in different modes: they are never compared", base_id,
 		      bi.accel, bi.clock, new_id, ni.accel, ni.clock);
 		goto out;
 	}
-	if (strcmp(bi.shape, ni.shape)) {
+	if (strcmp(bshape.buf, nshape.buf)) {
 		error("run #%lld (%s) and run #%lld (%s) measured different "
-		      "set-ups: they are not compared", base_id, bi.shape,
-		      new_id, ni.shape);
+		      "set-ups: they are not compared", base_id, bshape.buf,
+		      new_id, nshape.buf);
 		goto out;
 	}
 	rc->clock = xstrdup(bi.clock);
@@ -212,8 +163,10 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		goto out;
 	ret = 0;
 out:
-	run_info_release(&bi);
-	run_info_release(&ni);
+	strbuf_release(&bshape);
+	strbuf_release(&nshape);
+	run_row_release(&bi);
+	run_row_release(&ni);
 	return ret;
 }
 
@@ -261,20 +214,22 @@ void compare_verdict(const struct run_comparison *rc, struct strbuf *out)
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out)
 {
-	struct run_info bi, ni;
+	struct run_row bi, ni;
 	size_t i;
 
-	if (load_info(db, rc->base_id, &bi) < 0)
+	if (run_load(db, rc->base_id, &bi) < 0)
 		return;
-	if (load_info(db, rc->new_id, &ni) < 0) {
-		run_info_release(&bi);
+	if (run_load(db, rc->new_id, &ni) < 0) {
+		run_row_release(&bi);
 		return;
 	}
 	strbuf_addf(out, "base: run #%lld %s (kernel %s, %d ok boot(s))\n",
-		    rc->base_id, bi.label, bi.release, bi.boots);
+		    rc->base_id, bi.label, bi.release, bi.ok_boots);
 	strbuf_addf(out, "new:  run #%lld %s (kernel %s, %d ok boot(s))\n",
-		    rc->new_id, ni.label, ni.release, ni.boots);
-	strbuf_addf(out, "set-up: %s\n", bi.shape);
+		    rc->new_id, ni.label, ni.release, ni.ok_boots);
+	strbuf_addstr(out, "set-up: ");
+	run_setup_shape(&bi, out);
+	strbuf_addch(out, '\n');
 	strbuf_addf(out, "mode: %s, clock %s (%s)\n\n", rc->accel, rc->clock,
 		    !strcmp(rc->clock, "icount") ?
 			    "deterministic: units are samples, the verdict "
@@ -324,6 +279,6 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 	strbuf_addf(out, "\nverdict: ");
 	compare_verdict(rc, out);
 	strbuf_addch(out, '\n');
-	run_info_release(&bi);
-	run_info_release(&ni);
+	run_row_release(&bi);
+	run_row_release(&ni);
 }

@@ -54,10 +54,14 @@ void measure_args_finish(struct measure_args *a)
 void measure_args_resolve(struct measure_args *a, const struct measure *m)
 {
 	if (!a->boots) {
-		long long wall = m->nr ? db_int(m->db, 0, "SELECT clock = "
-						"'wall' FROM runs WHERE id = ?",
-						"i", m->k[0].run_id) : 0;
+		struct run_row r;
+		int wall = 0;
 
+		/* a run that cannot be read counts as icount, as before */
+		if (m->nr && !run_load(m->db, m->k[0].run_id, &r)) {
+			wall = !strcmp(r.clock, "wall");
+			run_row_release(&r);
+		}
 		a->boots = wall ? MEASURE_BOOTS_WALL : MEASURE_BOOTS_ICOUNT;
 	}
 	if (!a->max_boots)

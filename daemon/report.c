@@ -26,6 +26,7 @@
 #include "ingest.h"
 #include "mbox.h"
 #include "report.h"
+#include "run.h"
 #include "smtp.h"
 #include "strbuf.h"
 #include "util.h"
@@ -499,71 +500,6 @@ void report_subject(struct strbuf *out, const char *what,
 
 /* ---- what the database and the thread say ---- */
 
-struct run_row {
-	long long id, vcpus, ram_mib, nvdimm_mib, hz, series_id, upto;
-	char *label, *release, *kernel, *host, *accel, *clock, *params;
-	char *backing, *qemu, *libvirt, *commit, *compiler, *fragment;
-	char *config_hash;
-};
-
-static void run_row_release(struct run_row *r)
-{
-	free(r->label);
-	free(r->release);
-	free(r->kernel);
-	free(r->host);
-	free(r->accel);
-	free(r->clock);
-	free(r->params);
-	free(r->backing);
-	free(r->qemu);
-	free(r->libvirt);
-	free(r->commit);
-	free(r->compiler);
-	free(r->fragment);
-	free(r->config_hash);
-}
-
-static int load_run(struct db *db, long long id, struct run_row *r)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT r.label, r.kernel_release, r.kernel, r.host, r.accel, "
-		"r.clock, r.params, r.backing, r.qemu_version, "
-		"r.libvirt_version, b.commit_id, b.compiler, "
-		"b.config_fragment, b.config_hash, r.vcpus, r.ram_mib, "
-		"r.nvdimm_mib, coalesce(r.hz, b.hz, 0), "
-		"coalesce(b.series_id, 0), coalesce(b.upto, 0) FROM runs r "
-		"LEFT JOIN builds b ON b.id = r.build_id WHERE r.id = ?",
-		"i", id);
-	int ret = -1;
-
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		char **s[] = { &r->label, &r->release, &r->kernel, &r->host,
-			       &r->accel, &r->clock, &r->params, &r->backing,
-			       &r->qemu, &r->libvirt, &r->commit,
-			       &r->compiler, &r->fragment, &r->config_hash };
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(s); i++)
-			*s[i] = xstrdup(db_col_text(st, i));
-		r->vcpus = sqlite3_column_int64(st, 14);
-		r->ram_mib = sqlite3_column_int64(st, 15);
-		r->nvdimm_mib = sqlite3_column_int64(st, 16);
-		r->hz = sqlite3_column_int64(st, 17);
-		r->series_id = sqlite3_column_int64(st, 18);
-		r->upto = sqlite3_column_int64(st, 19);
-		ret = 0;
-	} else {
-		error("no run #%lld", id);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 struct series_row {
 	long long id;
 	int version, total;
@@ -961,7 +897,7 @@ static void add_run_details(struct strbuf *b, const char *side,
 	else
 		strbuf_addf(b, ", prebuilt %s", clean(&t, r->kernel));
 	if (r->series_id)
-		strbuf_addf(b, ", series #%lld patches 1-%lld", r->series_id,
+		strbuf_addf(b, ", series #%lld patches 1-%d", r->series_id,
 			    r->upto);
 	strbuf_addch(b, '\n');
 	strbuf_release(&t);
@@ -1039,15 +975,17 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		strbuf_addf(b, ", %s, %ld CPU(s)", cpu,
 			    sysconf(_SC_NPROCESSORS_ONLN));
 	strbuf_addf(b, "\nguest: %lld vCPU(s), %lld MiB RAM, %lld MiB NVDIMM "
-		    "on %s, HZ=%lld\n", x->new.vcpus, x->new.ram_mib,
-		    x->new.nvdimm_mib, x->new.backing, x->new.hz);
+		    "on %s, HZ=%d\n", x->new.vcpus, x->new.ram_mib,
+		    x->new.nvdimm_mib, x->new.backing,
+		    x->new.hz ? x->new.hz : x->new.build_hz);
 	strbuf_addf(b, "accelerator: %s, clock: %s (%s)\n", x->new.accel,
 		    x->new.clock, !strcmp(x->new.clock, "icount") ?
 		    "deterministic: counts instructions, not cache or memory "
 		    "effects" : "wall clock: the boot is the unit");
-	if (*x->new.qemu || *x->new.libvirt)
+	if (*x->new.qemu_v || *x->new.libvirt_v)
 		strbuf_addf(b, "qemu: %s, libvirt: %s\n",
-			    clean(&t, x->new.qemu), clean(&t2, x->new.libvirt));
+			    clean(&t, x->new.qemu_v),
+			    clean(&t2, x->new.libvirt_v));
 	strbuf_addf(b, "parameters: %s\n\n", clean(&t, x->new.params));
 
 	if (m && m->c.verdict == VERDICT_WORSE) {
@@ -1212,8 +1150,8 @@ int report_compose(struct db *db, const struct report_input *in,
 		strbuf_setlen(&url, url.len - 1);
 	x.web_url = url.buf;
 
-	if (load_run(db, in->base_run, &x.base) < 0 ||
-	    load_run(db, in->new_run, &x.new) < 0)
+	if (run_load(db, in->base_run, &x.base) < 0 ||
+	    run_load(db, in->new_run, &x.new) < 0)
 		goto out;
 	if (compare_runs(db, in->base_run, in->new_run, &x.rc) < 0)
 		goto out;

@@ -490,66 +490,125 @@ out:
 	return ret;
 }
 
-struct run_row {
-	char *kernel, *initrd, *cmdline, *accel, *clock, *backing;
-	long long timeout_s, vcpus, ram_mib, nvdimm_mib, vmem_mib;
-	int pin;
-};
-
-static void run_row_release(struct run_row *r)
+void run_row_release(struct run_row *r)
 {
-	free(r->kernel);
-	free(r->initrd);
-	free(r->cmdline);
-	free(r->accel);
-	free(r->clock);
-	free(r->backing);
+	char **s[] = { &r->label, &r->status, &r->error, &r->kernel,
+		       &r->release, &r->modroot, &r->initrd, &r->workloads,
+		       &r->params, &r->accel, &r->clock, &r->backing,
+		       &r->host, &r->qemu_v, &r->libvirt_v, &r->runner_sha1,
+		       &r->initrd_sha1, &r->cmdline, &r->commit,
+		       &r->fragment, &r->config_hash, &r->dotconfig_hash,
+		       &r->compiler };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		free(*s[i]);
+	json_decref(r->pj);
+	memset(r, 0, sizeof(*r));
 }
 
-static int load_run(struct db *db, long long run_id, struct run_row *r)
+/* cmdline, timeout_s, vmem_max_mib and pin out of r->params */
+static void run_parse_params(struct run_row *r)
+{
+	json_t *pj = json_loads(r->params, 0, NULL), *v;
+	const char *cmdline = NULL;
+
+	r->pin = -1;
+	r->cmdline = xstrdup("");
+	if (!json_is_object(pj)) {
+		json_decref(pj);
+		return;
+	}
+	r->pj = pj;
+	v = json_object_get(pj, "cmdline");
+	if (json_is_string(v))
+		cmdline = json_string_value(v);
+	v = json_object_get(pj, "timeout_s");
+	if (cmdline && json_is_integer(v)) {
+		free(r->cmdline);
+		r->cmdline = xstrdup(cmdline);
+		r->timeout_s = json_integer_value(v);
+		r->params_ok = 1;
+	}
+	v = json_object_get(pj, "vmem_max_mib");
+	if (json_is_integer(v))
+		r->vmem_max_mib = json_integer_value(v);
+	v = json_object_get(pj, "pin");
+	if (json_is_boolean(v))
+		r->pin = json_is_true(v);
+	else if (json_is_integer(v))
+		r->pin = json_integer_value(v) != 0;
+}
+
+int run_load(struct db *db, long long id, struct run_row *r)
 {
 	sqlite3_stmt *st = db_query(db,
-		"SELECT kernel, initrd, params, accel, clock, backing, vcpus, "
-		"ram_mib, nvdimm_mib FROM runs WHERE id = ?", "i", run_id);
-	json_t *pj = NULL;
-	const char *cmdline = NULL;
-	json_int_t timeout = 0, vmem = 0;
-	int pin = 0, ret = -1, rc;
+		"SELECT coalesce(r.job_id, 0), coalesce(r.build_id, 0), "
+		"r.label, r.status, r.error, r.kernel, r.kernel_release, "
+		"r.modules_root, r.initrd, r.workloads, r.params, r.accel, "
+		"r.clock, r.backing, r.host, r.qemu_version, "
+		"r.libvirt_version, r.runner_sha1, r.initrd_sha1, "
+		"coalesce(r.hz, 0), r.vcpus, r.ram_mib, r.nvdimm_mib, "
+		"r.started_at, coalesce(r.ended_at, -1), "
+		"(SELECT count(*) FROM boots WHERE run_id = r.id), "
+		"(SELECT count(*) FROM boots WHERE run_id = r.id AND "
+		"status = 'ok'), (SELECT total(duration_s) FROM boots WHERE "
+		"run_id = r.id), b.id IS NOT NULL, b.commit_id, "
+		"b.config_fragment, b.config_hash, b.dotconfig_hash, "
+		"b.compiler, coalesce(b.series_id, 0), coalesce(b.upto, 0), "
+		"coalesce(b.hz, 0) FROM runs r LEFT JOIN builds b "
+		"ON b.id = r.build_id WHERE r.id = ?", "i", id);
+	char **text[] = { &r->label, &r->status, &r->error, &r->kernel,
+			  &r->release, &r->modroot, &r->initrd,
+			  &r->workloads, &r->params, &r->accel, &r->clock,
+			  &r->backing, &r->host, &r->qemu_v, &r->libvirt_v,
+			  &r->runner_sha1, &r->initrd_sha1 };
+	char **btext[] = { &r->commit, &r->fragment, &r->config_hash,
+			   &r->dotconfig_hash, &r->compiler };
+	size_t i;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (!st)
 		return -1;
 	rc = db_step(db, st);
 	if (rc != DB_ROW) {
+		sqlite3_finalize(st);
 		if (rc == DB_DONE)
-			error("no run #%lld", run_id);
-		goto out;
+			error("no run #%lld in '%s' (see 'mmci show runs')",
+			      id, db->path);
+		return -1;
 	}
-	pj = json_loads(db_col_text(st, 2), 0, NULL);
-	if (!pj || json_unpack(pj, "{s:s, s:I, s?:I, s?:b}", "cmdline",
-			       &cmdline, "timeout_s", &timeout,
-			       "vmem_max_mib", &vmem, "pin", &pin) < 0) {
-		error("run #%lld has unreadable parameters (made by an older "
-		      "mmci?)", run_id);
-		goto out;
-	}
-	r->kernel = xstrdup(db_col_text(st, 0));
-	r->initrd = xstrdup(db_col_text(st, 1));
-	r->cmdline = xstrdup(cmdline);
-	r->accel = xstrdup(db_col_text(st, 3));
-	r->clock = xstrdup(db_col_text(st, 4));
-	r->backing = xstrdup(db_col_text(st, 5));
-	r->vcpus = sqlite3_column_int64(st, 6);
-	r->ram_mib = sqlite3_column_int64(st, 7);
-	r->nvdimm_mib = sqlite3_column_int64(st, 8);
-	r->timeout_s = timeout;
-	r->vmem_mib = vmem;
-	r->pin = pin;
-	ret = 0;
-out:
-	json_decref(pj);
+	r->id = id;
+	r->job_id = sqlite3_column_int64(st, 0);
+	r->build_id = sqlite3_column_int64(st, 1);
+	for (i = 0; i < ARRAY_SIZE(text); i++)
+		*text[i] = xstrdup(db_col_text(st, 2 + i));
+	r->hz = sqlite3_column_int(st, 19);
+	r->vcpus = sqlite3_column_int64(st, 20);
+	r->ram_mib = sqlite3_column_int64(st, 21);
+	r->nvdimm_mib = sqlite3_column_int64(st, 22);
+	r->started_at = sqlite3_column_double(st, 23);
+	r->ended_at = sqlite3_column_double(st, 24);
+	r->boots = sqlite3_column_int(st, 25);
+	r->ok_boots = sqlite3_column_int(st, 26);
+	r->boot_s = sqlite3_column_double(st, 27);
+	r->build_found = sqlite3_column_int(st, 28);
+	for (i = 0; i < ARRAY_SIZE(btext); i++)
+		*btext[i] = xstrdup(db_col_text(st, 29 + i));
+	r->series_id = sqlite3_column_int64(st, 34);
+	r->upto = sqlite3_column_int(st, 35);
+	r->build_hz = sqlite3_column_int(st, 36);
 	sqlite3_finalize(st);
-	return ret;
+	run_parse_params(r);
+	return 0;
+}
+
+void run_setup_shape(const struct run_row *r, struct strbuf *out)
+{
+	strbuf_addf(out, "%lld MiB NVDIMM on %s, %lld MiB RAM, %lld "
+		    "vCPU(s)%s", r->nvdimm_mib, r->backing, r->ram_mib,
+		    r->vcpus, r->pin == 1 ? " pinned" : "");
 }
 
 /* what the host did on the guest's requests: a 'host' event per line */
@@ -604,8 +663,14 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	memset(&vres, 0, sizeof(vres));
 	strbuf_init(&vres.host_log, 0);
 	vres.exit_kind = VM_START_FAILED;
-	if (load_run(db, run_id, &r) < 0)
+	if (run_load(db, run_id, &r) < 0)
 		return -1;
+	if (!r.params_ok) {
+		error("run #%lld has unreadable parameters (made by an older "
+		      "mmci?)", run_id);
+		run_row_release(&r);
+		return -1;
+	}
 	sub = xstrfmt("runs/%lld", run_id);
 	dir = data_path(cfg, sub);
 	console = xstrfmt("%s/boot%d-console.log", dir, idx);
@@ -641,8 +706,8 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.nvdimm_path = backing;
 	spec.nvdimm_mib = r.nvdimm_mib;
 	spec.unlink_backing = 1;
-	spec.virtio_mem_max_mib = r.vmem_mib;
-	spec.pin = r.pin;
+	spec.virtio_mem_max_mib = r.vmem_max_mib;
+	spec.pin = r.pin == 1;
 	spec.kvm = !strcmp(r.accel, "kvm");
 	/*
 	 * KVM worked on this host when the run was made (accel.h); should

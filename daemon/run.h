@@ -13,7 +13,9 @@
 
 struct build_result;
 struct db;
+struct json_t;
 struct mmci_config;
+struct strbuf;
 
 struct run_opts {
 	const char *label;
@@ -48,6 +50,67 @@ struct run_opts {
 	const char *backing;          /* "tmpfs", "disk" or NULL = auto */
 	unsigned int timeout_s;       /* per boot; 0 = from the size */
 };
+
+/*
+ * struct run_row - one row of `runs`, typed, and what belongs to it: the
+ * counts of its boots, its parameters parsed, and the builds row of the
+ * kernel it booted. Loaded by run_load() only; every reader of one run's
+ * row uses it. Strings are owned and never NULL: "" stands for SQL NULL
+ * (a column not recorded).
+ */
+struct run_row {
+	long long id;
+	long long job_id;             /* 0: none */
+	long long build_id;           /* 0: a prebuilt kernel */
+	char *label, *status, *error;
+	char *kernel, *release, *modroot, *initrd;
+	char *workloads;              /* comma list */
+	char *params;                 /* JSON text as stored */
+	char *accel, *clock, *backing, *host;
+	char *qemu_v, *libvirt_v, *runner_sha1, *initrd_sha1;
+	int hz;                       /* runs.hz: CONFIG_HZ, 0 unknown */
+	long long vcpus;
+	long long ram_mib;            /* MiB */
+	long long nvdimm_mib;         /* MiB */
+	double started_at, ended_at;  /* s since the epoch; ended -1: not */
+	int boots, ok_boots;          /* boots rows: all, status 'ok' */
+	double boot_s;                /* s, total duration of its boots */
+
+	/* params, parsed once */
+	struct json_t *pj;            /* the object, NULL when not JSON */
+	int params_ok;                /* cmdline and timeout_s are there, as
+	                               * run_create() writes them */
+	char *cmdline;                /* guest command line, "" if absent */
+	long long timeout_s;          /* s, per boot; 0 absent */
+	long long vmem_max_mib;       /* MiB, virtio-mem maximum; 0 none */
+	int pin;                      /* vCPUs pinned: 1, 0, -1 not recorded */
+
+	/* the builds row of build_id; build_found 0 when there is none */
+	int build_found;
+	char *commit, *fragment, *config_hash, *dotconfig_hash, *compiler;
+	long long series_id;          /* 0: a base, not a series */
+	int upto;                     /* patches applied */
+	int build_hz;                 /* builds.hz, 0 unknown */
+};
+
+/*
+ * run_load() - read run @id into @r (the one loader of a run's row).
+ * Unreadable parameters are no error here (an older mmci wrote them):
+ * @r->params_ok says whether the parsed fields are there.
+ * Return: 0, or -1 after error() ("no run #ID in 'DB' ..." when there
+ * is none); @r is then empty and needs no run_row_release().
+ */
+int run_load(struct db *db, long long id, struct run_row *r);
+/* free what @r owns and zero it */
+void run_row_release(struct run_row *r);
+
+/*
+ * run_setup_shape() - the machine a run had, in the words of the tables
+ * and mails: "4096 MiB NVDIMM on tmpfs, 6144 MiB RAM, 2 vCPU(s) pinned".
+ * Two runs are comparable only when theirs are equal (compare.c).
+ * Appended to @out.
+ */
+void run_setup_shape(const struct run_row *r, struct strbuf *out);
 
 void run_opts_init(struct run_opts *o);
 
