@@ -58,6 +58,7 @@
 #include "build.h"
 #include "calibrate.h"
 #include "builtin.h"
+#include "compare.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
@@ -359,100 +360,70 @@ static struct bench_row *find_row(struct bench *b, const char *w,
 	return r;
 }
 
-/* one metric of one run, grouped while the rows stream by */
-struct group {
-	char *key[4];         /* workload, variant, metric, unit */
-	long long boot;
-	struct dvec vals;     /* the current boot's samples */
-	struct dvec medians;  /* one per boot */
-	struct dvec wcvs;     /* one per boot with 2 samples or more */
-};
-
-static void group_end_boot(struct group *g)
-{
-	struct summary s;
-
-	if (!g->vals.nr)
-		return;
-	if (!summarize(g->vals.v, g->vals.nr, &s)) {
-		dvec_push(&g->medians, s.median);
-		if (!isnan(s.cv))
-			dvec_push(&g->wcvs, s.cv);
-	}
-	g->vals.nr = 0;
-}
-
-static void group_end(struct bench *b, size_t si, struct group *g)
+/*
+ * One metric of one setting's run into its cell: the units are one median
+ * per ok boot whatever the clock (run_units()), so that the spread between
+ * boots is comparable across settings.
+ */
+static void fill_cell(struct bench *b, size_t si, const char *workload,
+		      const char *variant, const char *metric,
+		      const char *unit, const struct unit_values *u)
 {
 	const struct bench_setting *s = &b->set[si];
+	struct dvec wcvs = { 0 };
 	struct bench_cell *c;
 	struct summary sm;
 	size_t i;
 
-	group_end_boot(g);
-	if (g->medians.nr) {
-		c = &find_row(b, g->key[0], g->key[1], g->key[2], g->key[3])
-			     ->cells[si];
-		summarize(g->medians.v, g->medians.nr, &sm);
-		c->n = g->medians.nr;
-		c->median = sm.median;
-		c->cv = sm.cv;
-		summarize(g->wcvs.v, g->wcvs.nr, &sm);
-		c->wcv = sm.median;
-		c->resolution = metric_resolution(g->key[0], g->key[2], s->hz);
-		if (!(c->median >= c->resolution && c->median > 0)) {
-			/* below one tick: the spread is the clock's */
-			c->cv = c->wcv = NAN;
-		}
-		c->mdc = mdc_pct(c, s->mdc_boots);
+	if (!u->nr)
+		return;
+	for (i = 0; i < u->nr; i++)
+		if (!isnan(u->cv[i]))
+			dvec_push(&wcvs, u->cv[i]);
+	c = &find_row(b, workload, variant, metric, unit)->cells[si];
+	summarize(u->v, u->nr, &sm);
+	c->n = u->nr;
+	c->median = sm.median;
+	c->cv = sm.cv;
+	summarize(wcvs.v, wcvs.nr, &sm);
+	c->wcv = sm.median;
+	c->resolution = metric_resolution(workload, metric, s->hz);
+	if (!(c->median >= c->resolution && c->median > 0)) {
+		/* below one tick: the spread is the clock's */
+		c->cv = c->wcv = NAN;
 	}
-	for (i = 0; i < 4; i++) {
-		free(g->key[i]);
-		g->key[i] = NULL;
-	}
-	g->medians.nr = g->wcvs.nr = 0;
-	g->boot = -1;
+	c->mdc = mdc_pct(c, s->mdc_boots);
+	free(wcvs.v);
 }
 
-/* every sample of the run's ok boots, into the rows' cells */
+/* every metric of the run's ok boots, into the rows' cells */
 static int load_cells(struct db *db, struct bench *b, size_t si)
 {
+	long long run_id = b->set[si].run_id;
 	sqlite3_stmt *st = db_query(db,
-		"SELECT s.workload, s.variant, s.metric, s.unit, s.boot_id, "
-		"s.value FROM samples s JOIN boots bt ON bt.id = s.boot_id "
-		"WHERE s.run_id = ? AND bt.status = 'ok' ORDER BY 1, 2, 3, 4, "
-		"s.boot_id, s.iteration", "i", b->set[si].run_id);
-	struct group g = { .boot = -1 };
-	int rc, i;
+		"SELECT DISTINCT s.workload, s.variant, s.metric, s.unit "
+		"FROM samples s JOIN boots bt ON bt.id = s.boot_id "
+		"WHERE s.run_id = ? AND bt.status = 'ok' ORDER BY 1, 2, 3, 4",
+		"i", run_id);
+	struct unit_values u = UNIT_VALUES_INIT;
+	int rc;
 
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long boot = sqlite3_column_int64(st, 4);
-
-		for (i = 0; i < 4 && g.key[0]; i++)
-			if (strcmp(g.key[i], db_col_text(st, i)))
-				break;
-		if (!g.key[0] || i < 4) {
-			if (g.key[0])
-				group_end(b, si, &g);
-			for (i = 0; i < 4; i++)
-				g.key[i] = xstrdup(db_col_text(st, i));
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		if (run_units(db, run_id, db_col_text(st, 0),
+			      db_col_text(st, 1), db_col_text(st, 2), 1,
+			      &u) < 0) {
+			rc = -1;
+			break;
 		}
-		if (boot != g.boot)
-			group_end_boot(&g);
-		g.boot = boot;
-		dvec_push(&g.vals, sqlite3_column_double(st, 5));
+		fill_cell(b, si, db_col_text(st, 0), db_col_text(st, 1),
+			  db_col_text(st, 2), db_col_text(st, 3), &u);
 	}
-	if (g.key[0])
-		group_end(b, si, &g);
-	free(g.vals.v);
-	free(g.medians.v);
-	free(g.wcvs.v);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read the samples of run #%lld: %s",
-			     b->set[si].run_id, sqlite3_errmsg(db->handle));
+	unit_values_release(&u);
+	if (rc < 0)
+		return error("cannot read the samples of run #%lld", run_id);
 	return 0;
 }
 

@@ -5,9 +5,10 @@
  *
  * A point is one finished run (status 'ok') with samples of the metric
  * from ok boots, in the order the runs started. Its value is the run's
- * unit of replication, as in compare.c: the median of the per-boot medians
- * in wall-clock mode (boots move 7-10 % apart, rebinds inside one ~4 %),
- * the median of all samples in icount mode (they are all equal anyway).
+ * unit of replication (run_value() of compare.c): the median of the
+ * per-boot medians in wall-clock mode (boots move 7-10 % apart, rebinds
+ * inside one ~4 %), the median of all samples in icount mode (they are
+ * all equal anyway).
  * Runs are kept in separate series by mode (accelerator, clock), set-up
  * shape (NVDIMM size and backing, RAM, vCPUs, pinning), workload, variant
  * and unit: values from two modes are never on one line. The statistics
@@ -18,8 +19,10 @@
 
 #include "builtin.h"
 #include "changepoint.h"
+#include "compare.h"
 #include "config.h"
 #include "db.h"
+#include "run.h"
 #include "strbuf.h"
 #include "util.h"
 #include "workload.h"
@@ -121,77 +124,6 @@ static struct hist_series *series_get(struct history *h, const char *clock,
 	return s;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * The value of one run: the median of its ok boots' medians (per_boot),
- * or of all their samples. 0 with *value set, 1 when the run has no
- * sample from an ok boot, -1 on a database error.
- */
-static int run_value(struct db *db, long long run_id, const char *workload,
-		     const char *variant, const char *metric, int per_boot,
-		     double *value)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT s.boot_id, s.value FROM samples s JOIN boots b ON "
-		"b.id = s.boot_id WHERE s.run_id = ? AND s.workload = ? AND "
-		"s.variant = ? AND s.metric = ? AND b.status = 'ok' ORDER BY "
-		"s.boot_id, s.iteration", "ittt", run_id, workload, variant,
-		metric);
-	double *all = NULL, *boot = NULL;
-	size_t nr_all = 0, alloc_all = 0, nr_boot = 0, alloc_boot = 0;
-	long long cur = -1;
-	int rc, ret;
-
-	if (!st)
-		return -1;
-	for (;;) {
-		long long b = -1;
-
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			b = sqlite3_column_int64(st, 0);
-		if ((rc != SQLITE_ROW || b != cur) && nr_boot && per_boot) {
-			ALLOC_GROW(all, nr_all + 1, alloc_all);
-			all[nr_all++] = median(boot, nr_boot);
-			nr_boot = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		cur = b;
-		if (per_boot) {
-			ALLOC_GROW(boot, nr_boot + 1, alloc_boot);
-			boot[nr_boot++] = sqlite3_column_double(st, 1);
-		} else {
-			ALLOC_GROW(all, nr_all + 1, alloc_all);
-			all[nr_all++] = sqlite3_column_double(st, 1);
-		}
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		ret = -1;
-	else if (!nr_all)
-		ret = 1;
-	else {
-		*value = median(all, nr_all);
-		ret = 0;
-	}
-	free(all);
-	free(boot);
-	return ret;
-}
-
 static int history_load(struct db *db, struct history *h,
 			const char *workload, const char *variant,
 			int tree_only)
@@ -211,18 +143,21 @@ static int history_load(struct db *db, struct history *h,
 		"(b.id IS NOT NULL AND b.series_id IS NULL)) "
 		"ORDER BY r.started_at, r.id, s.workload, s.variant",
 		"ttti", h->metric, workload, variant, (long long)tree_only);
+	struct strbuf shape = STRBUF_INIT;
 	int rc;
 
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		const char *clock = db_col_text(st, 4);
-		char *shape = xstrfmt("%s MiB NVDIMM on %s, %s MiB RAM, %s "
-				      "vCPU(s)%s", db_col_text(st, 7),
-				      db_col_text(st, 8), db_col_text(st, 9),
-				      db_col_text(st, 10),
-				      sqlite3_column_int(st, 11) ? " pinned" :
-								   "");
+		/* the set-up words of run.c, from the columns of this join */
+		struct run_row setup = {
+			.nvdimm_mib = sqlite3_column_int64(st, 7),
+			.backing = (char *)db_col_text(st, 8),
+			.ram_mib = sqlite3_column_int64(st, 9),
+			.vcpus = sqlite3_column_int64(st, 10),
+			.pin = sqlite3_column_int(st, 11) != 0,
+		};
 		struct hist_series *s;
 		struct hist_point *p;
 		double value;
@@ -230,17 +165,18 @@ static int history_load(struct db *db, struct history *h,
 
 		got = run_value(db, sqlite3_column_int64(st, 0),
 				db_col_text(st, 15), db_col_text(st, 16),
-				h->metric, !strcmp(clock, "wall"), &value);
-		if (got) {
-			free(shape);
-			if (got < 0)
-				break;
-			continue;
+				h->metric, run_units_per_boot(clock), &value);
+		if (got < 0) {
+			rc = -1;
+			break;
 		}
-		s = series_get(h, clock, db_col_text(st, 5), shape,
+		if (!got)
+			continue;
+		strbuf_reset(&shape);
+		run_setup_shape(&setup, &shape);
+		s = series_get(h, clock, db_col_text(st, 5), shape.buf,
 			       db_col_text(st, 15), db_col_text(st, 16),
 			       db_col_text(st, 17));
-		free(shape);
 		ALLOC_GROW(s->p, s->nr + 1, s->alloc);
 		p = &s->p[s->nr++];
 		p->run_id = sqlite3_column_int64(st, 0);
@@ -259,8 +195,9 @@ static int history_load(struct db *db, struct history *h,
 		p->value = value;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : error("cannot read the runs of '%s'",
-					     h->metric);
+	strbuf_release(&shape);
+	return rc == DB_DONE ? 0 : error("cannot read the runs of '%s'",
+					 h->metric);
 }
 
 /* keep the newest limit points of every series */

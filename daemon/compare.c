@@ -11,71 +11,114 @@
 #include "util.h"
 #include "workload.h"
 
-struct values {
-	double *v;
-	size_t nr, alloc;
-	int boots;
-};
+int run_units_per_boot(const char *clock)
+{
+	return !strcmp(clock, "wall");
+}
 
-/*
- * The units of one metric of one run: every sample of its ok boots
- * (per_boot = 0), or the median of each ok boot (per_boot = 1).
- */
-static int load_units(struct db *db, long long run_id,
-		      const struct metric_comparison *mc, int per_boot,
-		      struct values *out)
+void unit_values_release(struct unit_values *u)
+{
+	free(u->v);
+	free(u->cv);
+	memset(u, 0, sizeof(*u));
+}
+
+/* the samples of one boot, done: its units into @out */
+static void end_boot(const double *v, size_t n, int per_boot,
+		     struct unit_values *out)
+{
+	struct summary s;
+	size_t i;
+
+	out->boots++;
+	if (!per_boot) {
+		ALLOC_GROW(out->v, out->nr + n, out->alloc);
+		for (i = 0; i < n; i++)
+			out->v[out->nr++] = v[i];
+		return;
+	}
+	if (summarize(v, n, &s))
+		return;
+	ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+	/* cv grows with v: both have out->alloc elements */
+	out->cv = xrealloc(out->cv, out->alloc * sizeof(*out->cv));
+	out->cv[out->nr] = s.cv;
+	out->v[out->nr++] = s.median;
+}
+
+int run_units(struct db *db, long long run_id, const char *workload,
+	      const char *variant, const char *metric, int per_boot,
+	      struct unit_values *out)
 {
 	sqlite3_stmt *st = db_query(db,
 		"SELECT s.boot_id, s.value FROM samples s JOIN boots b ON "
 		"b.id = s.boot_id WHERE s.run_id = ? AND s.workload = ? AND "
 		"s.variant = ? AND s.metric = ? AND b.status = 'ok' ORDER BY "
-		"s.boot_id, s.iteration", "ittt", run_id,
-		mc->workload, mc->variant, mc->metric);
-	struct values boot = { 0 };
+		"s.boot_id, s.iteration", "ittt", run_id, workload, variant,
+		metric);
+	double *boot = NULL;
+	size_t nr = 0, alloc = 0;
 	long long cur = -1;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	unit_values_release(out);
 	if (!st)
 		return -1;
-	for (;;) {
-		long long b = -1;
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		long long b = sqlite3_column_int64(st, 0);
 
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			b = sqlite3_column_int64(st, 0);
-		if ((rc != SQLITE_ROW || b != cur) && boot.nr) {
-			struct summary s;
-
-			out->boots++;
-			if (per_boot && !summarize(boot.v, boot.nr, &s)) {
-				ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-				out->v[out->nr++] = s.median;
-			}
-			boot.nr = 0;
+		if (b != cur && nr) {
+			end_boot(boot, nr, per_boot, out);
+			nr = 0;
 		}
-		if (rc != SQLITE_ROW)
-			break;
 		cur = b;
-		ALLOC_GROW(boot.v, boot.nr + 1, boot.alloc);
-		boot.v[boot.nr++] = sqlite3_column_double(st, 1);
-		if (!per_boot) {
-			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-			out->v[out->nr++] = boot.v[boot.nr - 1];
-		}
+		ALLOC_GROW(boot, nr + 1, alloc);
+		boot[nr++] = sqlite3_column_double(st, 1);
 	}
-	free(boot.v);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc == DB_DONE && nr)
+		end_boot(boot, nr, per_boot, out);
+	free(boot);
+	if (rc < 0) {
+		unit_values_release(out);
+		return -1;
+	}
+	return 0;
 }
 
-static void compare_one(struct db *db, const struct run_comparison *rc,
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int run_value(struct db *db, long long run_id, const char *workload,
+	      const char *variant, const char *metric, int per_boot,
+	      double *value)
+{
+	struct unit_values u = UNIT_VALUES_INIT;
+	size_t n;
+
+	if (run_units(db, run_id, workload, variant, metric, per_boot,
+		      &u) < 0)
+		return -1;
+	n = u.nr;
+	if (n) {
+		qsort(u.v, n, sizeof(*u.v), cmp_double);
+		*value = n % 2 ? u.v[n / 2] : (u.v[n / 2 - 1] + u.v[n / 2]) / 2;
+	}
+	unit_values_release(&u);
+	return n ? 1 : 0;
+}
+
+static int compare_one(struct db *db, const struct run_comparison *rc,
 			const struct run_row *bi, const struct run_row *ni,
 			struct metric_comparison *mc)
 {
 	struct compare_opts opts = COMPARE_OPTS_INIT;
-	int per_boot = !strcmp(rc->clock, "wall");
-	struct values b, n;
+	int per_boot = run_units_per_boot(rc->clock);
+	struct unit_values b = UNIT_VALUES_INIT, n = UNIT_VALUES_INIT;
 	int hz = bi->hz > ni->hz ? ni->hz : bi->hz;
 
 	if (!hz)
@@ -87,8 +130,14 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 
 		opts.lower_is_better = md ? md->lower_is_better : 1;
 	}
-	load_units(db, rc->base_id, mc, per_boot, &b);
-	load_units(db, rc->new_id, mc, per_boot, &n);
+	if (run_units(db, rc->base_id, mc->workload, mc->variant, mc->metric,
+		      per_boot, &b) < 0)
+		return -1;
+	if (run_units(db, rc->new_id, mc->workload, mc->variant, mc->metric,
+		      per_boot, &n) < 0) {
+		unit_values_release(&b);
+		return -1;
+	}
 	mc->base_boots = b.boots;
 	mc->new_boots = n.boots;
 	if (compare_samples(b.v, b.nr, n.v, n.nr, &opts, &mc->c) < 0)
@@ -101,8 +150,9 @@ static void compare_one(struct db *db, const struct run_comparison *rc,
 			 "%d vs %d boots, need at least 2 each",
 			 b.boots, n.boots);
 	}
-	free(b.v);
-	free(n.v);
+	unit_values_release(&b);
+	unit_values_release(&n);
+	return 0;
 }
 
 int compare_runs(struct db *db, long long base_id, long long new_id,
@@ -154,7 +204,10 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		mc->variant = xstrdup(db_col_text(st, 1));
 		mc->metric = xstrdup(db_col_text(st, 2));
 		mc->unit = xstrdup(db_col_text(st, 3));
-		compare_one(db, rc, &bi, &ni, mc);
+		if (compare_one(db, rc, &bi, &ni, mc) < 0) {
+			step = -1;
+			break;
+		}
 		rc->worse += mc->c.verdict == VERDICT_WORSE;
 		rc->better += mc->c.verdict == VERDICT_BETTER;
 	}
@@ -163,6 +216,11 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		goto out;
 	ret = 0;
 out:
+	if (ret < 0) {		/* nothing half-done for the caller */
+		run_comparison_release(rc);
+		rc->base_id = base_id;
+		rc->new_id = new_id;
+	}
 	strbuf_release(&bshape);
 	strbuf_release(&nshape);
 	run_row_release(&bi);

@@ -44,4 +44,56 @@ void compare_verdict(const struct run_comparison *rc, struct strbuf *out);
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out);
 
+/*
+ * The statistical unit of a run (docs/STATISTICS.md), in one place for
+ * every reader (compare, history, bench, the web pages): in icount mode
+ * every sample of the run's ok boots is a unit; on the wall clock the
+ * same kernel moves 7-10 % from boot to boot, so the unit is the median
+ * of each ok boot. Boots that are not 'ok' never count.
+ *
+ *	struct unit_values u = UNIT_VALUES_INIT;
+ *
+ *	if (run_units(db, run_id, "fsdax", "2M", "bind_ms",
+ *		      run_units_per_boot(clock), &u) < 0)
+ *		return -1;
+ *	... u.v[0 .. u.nr - 1], u.boots ...
+ *	unit_values_release(&u);
+ */
+struct unit_values {
+	double *v;      /* the units, boot by boot; owned */
+	double *cv;     /* per_boot only: the CV of each unit's boot (a
+	                 * fraction, NAN below 2 samples); else NULL */
+	size_t nr, alloc;
+	int boots;      /* ok boots with a sample of the metric */
+};
+#define UNIT_VALUES_INIT { 0 }
+
+/* per_boot for run_units() from a run's clock: 1 for "wall", else 0 */
+int run_units_per_boot(const char *clock);
+
+/*
+ * run_units() - the units of one metric of one run.
+ * @workload, @variant, @metric: the metric, as in the samples table
+ * @per_boot: 0 every sample, 1 the median of each ok boot (see
+ *            run_units_per_boot())
+ * @out: filled from empty (any earlier content is released)
+ * Return: 0 (@out->nr may be 0: no sample of an ok boot), or -1 after
+ * error(); @out is then empty.
+ */
+int run_units(struct db *db, long long run_id, const char *workload,
+	      const char *variant, const char *metric, int per_boot,
+	      struct unit_values *out);
+void unit_values_release(struct unit_values *u);
+
+/*
+ * run_value() - "the run's value" of a metric, as the history and the
+ * pages show it: the median of its units (run_units()).
+ * @value: set when there is one
+ * Return: 1 with *@value set, 0 when the run has no sample of an ok
+ * boot, or -1 after error().
+ */
+int run_value(struct db *db, long long run_id, const char *workload,
+	      const char *variant, const char *metric, int per_boot,
+	      double *value);
+
 #endif

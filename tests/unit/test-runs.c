@@ -2,7 +2,9 @@
 /*
  * test-runs: on a real SQLite file, run_load() reads one run's row (its
  * boots counted, its parameters parsed, its build joined) and says when
- * there is none. Well under a second.
+ * there is none; run_units() and run_value() apply the unit rule (every
+ * sample of the ok boots in icount mode, one median per ok boot on the
+ * wall clock) and tell a failed read from no data. Well under a second.
  * Its files are in tests/trash.test-runs.XXXXXX, removed when every case
  * passed.
  */
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "compare.h"
 #include "db.h"
 #include "fsutil.h"
 #include "run.h"
@@ -136,6 +139,57 @@ static void test_load(struct db *db)
 	strbuf_release(&sb);
 }
 
+static void test_units(struct db *db)
+{
+	struct unit_values u = UNIT_VALUES_INIT;
+	double v = -1;
+
+	ok(run_units_per_boot("wall") == 1 &&
+	   run_units_per_boot("icount") == 0,
+	   "run_units_per_boot: wall 1, icount 0");
+	is_int(run_units(db, 1, "fsdax", "2M", "bind_ms", 1, &u), 0,
+	       "run_units: per boot");
+	if (ok(u.nr == 2, "per boot: one unit per ok boot")) {
+		is_double(u.v[0], 2, 1e-9, "boot 1: median 2");
+		is_double(u.v[1], 15, 1e-9, "boot 2: median 15");
+		is_double(u.cv[1], sqrt(50) / 15, 1e-9,
+			  "boot 2: its CV, stddev / mean");
+	}
+	is_int(u.boots, 2, "per boot: 2 ok boots, the failed one left out");
+	is_int(run_units(db, 1, "fsdax", "2M", "bind_ms", 0, &u), 0,
+	       "run_units: every sample");
+	if (ok(u.nr == 5, "every sample of the ok boots")) {
+		is_double(u.v[0], 3, 1e-9, "in boot and iteration order");
+		is_double(u.v[4], 20, 1e-9, "the last of boot 2");
+	}
+	ok(u.cv == NULL, "no CVs for samples");
+	is_int(u.boots, 2, "every sample: 2 ok boots");
+	is_int(run_units(db, 1, "fsdax", "4K", "bind_ms", 1, &u), 0,
+	       "run_units: a variant the run does not have");
+	ok(u.nr == 0 && u.boots == 0, "no units, no boots");
+
+	is_int(run_value(db, 1, "fsdax", "2M", "bind_ms", 1, &v), 1,
+	       "run_value: per boot");
+	is_double(v, 8.5, 1e-9, "the median of the boots' medians 2, 15");
+	is_int(run_value(db, 1, "fsdax", "2M", "bind_ms", 0, &v), 1,
+	       "run_value: every sample");
+	is_double(v, 3, 1e-9, "the median of 1 2 3 10 20");
+	v = -1;
+	is_int(run_value(db, 2, "fsdax", "2M", "bind_ms", 1, &v), 0,
+	       "run_value: a run without samples: 0");
+	is_double(v, -1, 0, "value untouched");
+
+	/* a read that fails is an error, not "no samples" */
+	if (db_run(db, "ALTER TABLE samples RENAME TO gone", "") < 0)
+		return;
+	is_int(run_units(db, 1, "fsdax", "2M", "bind_ms", 1, &u), -1,
+	       "run_units: a failed query: -1");
+	ok(u.nr == 0 && u.v == NULL, "run_units: empty after a failure");
+	is_int(run_value(db, 1, "fsdax", "2M", "bind_ms", 1, &v), -1,
+	       "run_value: a failed query: -1");
+	unit_values_release(&u);
+}
+
 int main(void)
 {
 	char tmpl[] = "tests/trash.test-runs.XXXXXX", *dir, *path;
@@ -150,6 +204,7 @@ int main(void)
 	    !ok(fill(&db) == 0, "a build, three runs, boots and samples"))
 		return done_testing();
 	test_load(&db);
+	test_units(&db);
 	db_close(&db);
 	if (!tap_failed)
 		remove_tree(dir);
