@@ -21,6 +21,7 @@
 #include "fetch.h"
 #include "fsutil.h"
 #include "ingest.h"
+#include "job.h"
 #include "notice.h"
 #include "strbuf.h"
 #include "util.h"
@@ -486,17 +487,9 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 			goto decided;
 		}
 		/* one job per series, however many entries lead to it */
-		job_id = db_int(db, 0, "SELECT id FROM jobs WHERE kind = "
-				"'series' AND series_id = ? ORDER BY id LIMIT 1",
-				"i", series_id);
-		if (!job_id) {
-			if (db_run(db, "INSERT INTO jobs (kind, series_id, "
-				   "status, created_at) VALUES ('series', ?, "
-				   "'queued', ?)", "id", series_id,
-				   (double)time(NULL)) < 0)
-				goto out;
-			job_id = db_last_id(db);
-		}
+		job_id = job_queue_series(db, series_id, NULL);
+		if (job_id < 0)
+			goto out;
 		decision = xstrdup("kept");
 	}
 decided:

@@ -126,17 +126,16 @@ static void queue_bisect(struct db *db, const char *good, const char *bad,
 		char *params = json_dumps(top_json, JSON_COMPACT |
 					  JSON_SORT_KEYS);
 		char *ref = xstrfmt("%s..%s", good, bad);
+		/* a failure is said; the nightly's verdict stands */
+		long long job = job_queue(db, "bisect", 0, 0, ref, params);
 
-		if (db_run(db, "INSERT INTO jobs (kind, series_ref, params, "
-			   "status, created_at) VALUES ('bisect', ?, ?, "
-			   "'queued', ?)", "ttd", ref, params,
-			   (double)time(NULL)) == 0) {
+		if (job > 0) {
 			json_object_set_new(top_json, "bisect_job",
-					    json_integer(db_last_id(db)));
+					    json_integer(job));
 			progress("queued bisect job #%lld: %s %s %s, the "
-				 "largest of %zu regression(s)",
-				 db_last_id(db), top->workload, top->variant,
-				 top->metric, json_array_size(regs));
+				 "largest of %zu regression(s)", job,
+				 top->workload, top->variant, top->metric,
+				 json_array_size(regs));
 		}
 		free(params);
 		free(ref);

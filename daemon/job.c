@@ -59,6 +59,41 @@ static long long not_queued(struct db *db, long long id)
 	return -1;
 }
 
+long long job_queue(struct db *db, const char *kind, long long series_id,
+		    long long head_id, const char *ref, const char *params)
+{
+	if (db_run(db, "INSERT INTO jobs (kind, series_id, head_id, "
+		   "series_ref, params, status, created_at) VALUES (?, ?, ?, "
+		   "?, ?, 'queued', ?)", "tIIttd", kind, series_id, head_id,
+		   ref, params, (double)time(NULL)) < 0)
+		return error("cannot queue a %s job", kind);
+	return db_last_id(db);
+}
+
+long long job_queue_series(struct db *db, long long series_id, int *queued)
+{
+	long long id = 0;
+	int rc;
+
+	if (queued)
+		*queued = 0;
+	if (db_begin(db) < 0)
+		return -1;
+	rc = db_int_checked(db, &id, "SELECT id FROM jobs WHERE kind = "
+			    "'series' AND series_id = ? ORDER BY id LIMIT 1",
+			    "i", series_id);
+	if (rc == 0) {
+		id = job_queue(db, "series", series_id, 0, NULL, NULL);
+		if (queued && id > 0)
+			*queued = 1;
+	}
+	if (rc < 0 || id < 0 || db_commit(db) < 0) {
+		db_rollback(db);
+		return error("no job for series #%lld", series_id);
+	}
+	return id;
+}
+
 long long job_start(struct db *db, long long id, const char *kind,
 		    long long series_id, const char *ref, const char *params)
 {

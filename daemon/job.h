@@ -23,6 +23,29 @@ long long job_start(struct db *db, long long id, const char *kind,
 		    long long series_id, const char *ref, const char *params);
 
 /*
+ * job_queue() - a new 'queued' job for the daemon to start: the one
+ * INSERT of a queued job (ingest, tree heads, nightly's bisection).
+ * @kind: 'series', 'bisect', 'nightly'
+ * @series_id, @head_id: the series or tree head the job is about, 0 none
+ * @ref: a ref or range ("good..bad"), NULL none
+ * @params: JSON text of the options, NULL none
+ * Works inside the caller's transaction, when there is one.
+ * Return: the job's id, or -1 after error().
+ */
+long long job_queue(struct db *db, const char *kind, long long series_id,
+		    long long head_id, const char *ref, const char *params);
+
+/*
+ * job_queue_series() - the 'series' job of series @series_id: the first
+ * one there is, else a new queued one. The check and the insert are one
+ * transaction, so two ingests of one series queue one job.
+ * @queued: set to 1 when a job was queued now, 0 when one was there
+ * (may be NULL)
+ * Return: the job's id, or -1 after error().
+ */
+long long job_queue_series(struct db *db, long long series_id, int *queued);
+
+/*
  * job_claim() - the daemon takes queued job @id for the child it is about
  * to start: 'running', owned by the daemon ("host:pid") until the child's
  * job_start() writes its own. One conditional write: of two claims of one

@@ -20,6 +20,7 @@
 
 #include "db.h"
 #include "fsutil.h"
+#include "job.h"
 #include "remote.h"
 #include "strbuf.h"
 #include "tree.h"
@@ -509,11 +510,8 @@ static int record_branch(struct db *db, git_repository *repo,
 	if (db_run(db, "UPDATE heads SET nr_commits = ?, capped = ? "
 		       "WHERE id = ?",
 		   "iii", nr, (long long)capped, head_id) < 0 ||
-	    db_run(db, "INSERT INTO jobs (kind, head_id, status, created_at) "
-		       "VALUES ('nightly', ?, 'queued', ?)",
-		   "id", head_id, now) < 0)
+	    (job_id = job_queue(db, "nightly", 0, head_id, NULL, NULL)) < 0)
 		goto rollback;
-	job_id = db_last_id(db);
 	if (db_commit(db) < 0)
 		goto rollback;
 	print_move(r, branch, head_id, job_id, &cur, &m, nr, capped, max);
