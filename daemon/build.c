@@ -720,9 +720,11 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	ret = 0;
 	goto out;
 fail:
-	db_run(db, "UPDATE builds SET status = 'failed', error = ?, "
-	       "duration_s = ? WHERE id = ?", "tdi", last_error(),
-	       now_s() - t0, res->id);
+	if (db_run(db, "UPDATE builds SET status = 'failed', error = ?, "
+		   "duration_s = ? WHERE id = ?", "tdi", last_error(),
+		   now_s() - t0, res->id) < 0)
+		error("build #%lld: its failure is not recorded, it stays "
+		      "'building'", res->id);
 out:
 	strbuf_release(&keysrc);
 	free(fragment);

@@ -550,7 +550,8 @@ static void list_missing(struct db *db, const struct bench *b,
 					      "? AND kind = 'error' ORDER BY id "
 					      "LIMIT 1", "it",
 					      b->set[j].run_id, tok);
-				if (st && sqlite3_step(st) == SQLITE_ROW)
+				/* a failed read is said; no reason then */
+				if (st && db_step(db, st) == DB_ROW)
 					why = xstrdup(db_col_text(st, 0));
 				sqlite3_finalize(st);
 			}
@@ -912,7 +913,7 @@ static int calib_load(struct db *db, long long run_id,
 
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		size_t boot = (size_t)sqlite3_column_int64(st, 4);
 
 		if (!cur || strcmp(cur->workload, db_col_text(st, 0)) ||
@@ -933,9 +934,8 @@ static int calib_load(struct db *db, long long run_id,
 		dvec_push(&cur->boots[boot], sqlite3_column_double(st, 5));
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read the samples of run #%lld: %s",
-			     run_id, sqlite3_errmsg(db->handle));
+	if (rc < 0)
+		return error("cannot read the samples of run #%lld", run_id);
 	return 0;
 }
 
@@ -1434,7 +1434,7 @@ static int bench_boot(const struct mmci_config *cfg, struct db *db,
 		}
 	}
 	for (j = 0; j < b->nr_set; j++)
-		if (b->set[j].run_id && !run_finish(db, b->set[j].run_id))
+		if (b->set[j].run_id && run_finish(db, b->set[j].run_id) <= 0)
 			failed++;
 	progress("bench: %d boot(s) in %.0f s", boots * (int)b->nr_set,
 		 now_s() - t0);

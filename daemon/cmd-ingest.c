@@ -416,7 +416,7 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 	long long series_id = 0, job_id = 0;
 	char *turl = NULL, *msgid, *decision = NULL;
 	sqlite3_stmt *q;
-	int ret = -1;
+	int ret = -1, rc;
 
 	msgid = discover_link_msgid(e->link, &turl);
 	if (!msgid) {
@@ -429,7 +429,12 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 		     "message_id = ?", "t", msgid);
 	if (!q)
 		goto out;
-	if (sqlite3_step(q) == SQLITE_ROW &&
+	rc = db_step(db, q);
+	if (rc < 0) {
+		sqlite3_finalize(q);
+		goto out;
+	}
+	if (rc == DB_ROW &&
 	    (!starts_with(db_col_text(q, 0), "error:") ||
 	     sqlite3_column_int(q, 1) >= DISCOVER_MAX_ATTEMPTS)) {
 		sqlite3_finalize(q);

@@ -714,6 +714,8 @@ int cmd_reproduce(int argc, char **argv)
 		run_boot(&cfg, &db, new_id, i);
 	}
 	ok = run_finish(&db, new_id);
+	if (ok < 0)
+		goto out;
 	if (interrupted()) {
 		error("run #%lld failed: %s", new_id, interrupt_reason());
 		goto out;

@@ -261,13 +261,11 @@ int db_run(struct db *db, const char *sql, const char *types, ...)
 	va_end(ap);
 	if (!st)
 		return -1;
-	rc = sqlite3_step(st);
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
+	/* rows of a statement that has some are stepped over */
+	while ((rc = db_step(db, st)) == DB_ROW)
+		;
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(db, sql);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_step(struct db *db, sqlite3_stmt *st)

@@ -171,7 +171,7 @@ int remotes_from_db(struct db *db, struct remote_list *list)
 
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		struct remote r = { 0 };
 
 		r.name = xstrdup(db_col_text(st, 0));
@@ -185,9 +185,8 @@ int remotes_from_db(struct db *db, struct remote_list *list)
 		}
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read the remotes table: %s",
-			     sqlite3_errstr(rc));
+	if (rc < 0)
+		return error("cannot read the remotes table");
 	return 0;
 }
 
@@ -267,9 +266,11 @@ static void PRINTF(5, 6) branch_failed(struct db *db, const struct remote *r,
 	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
 	error("%s", msg.buf);
-	db_run(db, "INSERT INTO fetch_errors (remote, url, branch, error, at) "
-		   "VALUES (?, ?, ?, ?, ?)",
-	       "ttttd", r->name, r->url, branch, msg.buf, (double)time(NULL));
+	if (db_run(db, "INSERT INTO fetch_errors (remote, url, branch, "
+		   "error, at) VALUES (?, ?, ?, ?, ?)", "ttttd", r->name,
+		   r->url, branch, msg.buf, (double)time(NULL)) < 0)
+		error("%s/%s: the error above is not recorded in "
+		      "fetch_errors", r->name, branch);
 	st->errors++;
 	strbuf_release(&msg);
 }

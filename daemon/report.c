@@ -521,13 +521,14 @@ static int load_series(struct db *db, long long id, struct series_row *s)
 		"SELECT title, version, total, message_id, author, source, "
 		"(SELECT cache_path FROM threads WHERE series_id = series.id "
 		"ORDER BY id DESC LIMIT 1) FROM series WHERE id = ?", "i", id);
-	int ret = -1;
+	int ret = -1, rc;
 
 	memset(s, 0, sizeof(*s));
 	s->id = id;
 	if (!st)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
 		s->title = xstrdup(db_col_text(st, 0));
 		s->version = sqlite3_column_int(st, 1);
 		s->total = sqlite3_column_int(st, 2);
@@ -536,26 +537,30 @@ static int load_series(struct db *db, long long id, struct series_row *s)
 		s->source = xstrdup(db_col_text(st, 5));
 		s->cache_path = xstrdup(db_col_text(st, 6));
 		ret = 0;
-	} else {
+	} else if (rc == DB_DONE) {
 		error("no series #%lld", id);
 	}
 	sqlite3_finalize(st);
 	return ret;
 }
 
-/* the single text value @sql gives for @t, or NULL; caller frees */
-static char *db_text(struct db *db, const char *sql, const char *t)
+/*
+ * The single text value of statement @st into *@out (caller frees), or
+ * NULL there when it gives no row or NULL. Finalizes @st (NULL: the
+ * query failed). Returns 0, or -1 after error().
+ */
+static int text_of(struct db *db, sqlite3_stmt *st, char **out)
 {
-	sqlite3_stmt *st = db_query(db, sql, "t", t);
-	char *ret = NULL;
+	int rc;
 
+	*out = NULL;
 	if (!st)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		ret = xstrdup(db_col_text(st, 0));
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = xstrdup(db_col_text(st, 0));
 	sqlite3_finalize(st);
-	return ret;
+	return rc < 0 ? -1 : 0;
 }
 
 /* the thread's mails, parsed again from the mbox as ingested */
@@ -767,23 +772,19 @@ static int load_series_side(struct db *db, struct compose_ctx *x)
 	return 0;
 }
 
-/* patches.<col> of patch @idx of series @sid, or NULL; caller frees */
-static char *patch_text(struct db *db, const char *col, long long sid,
-			int idx)
+/*
+ * patches.<col> of patch @idx of series @sid into *@out, NULL when there
+ * is none; caller frees. Returns 0, or -1 after error().
+ */
+static int patch_text(struct db *db, const char *col, long long sid,
+		      int idx, char **out)
 {
 	char *sql = xstrfmt("SELECT %s FROM patches WHERE series_id = ? AND "
 			    "idx = ?", col);
 	sqlite3_stmt *st = db_query(db, sql, "ii", sid, (long long)idx);
-	char *ret = NULL;
 
 	free(sql);
-	if (!st)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		ret = xstrdup(db_col_text(st, 0));
-	sqlite3_finalize(st);
-	return ret;
+	return text_of(db, st, out);
 }
 
 static void add_from_field(struct report_addresses *l, const char *raw)
@@ -1062,22 +1063,26 @@ static int valid_commit(const char *c)
 	return !c[n] && n >= 7 && n <= 64;
 }
 
-static void load_commit(struct db *db, struct compose_ctx *x)
+/* the commit's subject, author and branch, when a tree head had it */
+static int load_commit(struct db *db, struct compose_ctx *x)
 {
 	sqlite3_stmt *st = db_query(db,
 		"SELECT c.subject, c.author, h.remote || '/' || h.branch "
 		"FROM head_commits c JOIN heads h ON h.id = c.head_id WHERE "
 		"c.commit_id LIKE ? || '%' ORDER BY h.id DESC LIMIT 1", "t",
 		x->in.commit);
+	int rc;
 
 	if (!st)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
 		x->commit_subject = xstrdup(db_col_text(st, 0));
 		x->commit_author = xstrdup(db_col_text(st, 1));
 		x->commit_branch = xstrdup(db_col_text(st, 2));
 	}
 	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -1086,14 +1091,15 @@ static void load_commit(struct db *db, struct compose_ctx *x)
  * reported in that patch's thread, as the kernel test robot replies to
  * the patch that caused a regression.
  */
-static void link_commit_to_patch(struct db *db, struct compose_ctx *x)
+static int link_commit_to_patch(struct db *db, struct compose_ctx *x)
 {
 	const char *a = x->commit_author, *lt, *gt;
 	char *email = NULL;
 	sqlite3_stmt *st;
+	int rc = -1;
 
 	if (!x->commit_subject)
-		return;
+		return 0;
 	lt = a ? strrchr(a, '<') : NULL;
 	gt = lt ? strchr(lt, '>') : NULL;
 	if (gt)
@@ -1102,12 +1108,15 @@ static void link_commit_to_patch(struct db *db, struct compose_ctx *x)
 		      "AND (? IS NULL OR author IS NULL OR instr(author, ?) > "
 		      "0) ORDER BY series_id DESC, idx LIMIT 1", "ttt",
 		      x->commit_subject, email, email);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
+	if (st)
+		rc = db_step(db, st);
+	if (rc == DB_ROW) {
 		x->in.series_id = sqlite3_column_int64(st, 0);
 		x->in.patch_idx = sqlite3_column_int(st, 1);
 	}
 	sqlite3_finalize(st);
 	free(email);
+	return rc < 0 ? -1 : 0;
 }
 
 int report_compose(struct db *db, const struct report_input *in,
@@ -1158,16 +1167,18 @@ int report_compose(struct db *db, const struct report_input *in,
 	if (!x.in.series_id && !in->commit)
 		x.in.series_id = x.new.series_id;
 	if (!x.in.series_id && in->commit) {
-		load_commit(db, &x);
-		link_commit_to_patch(db, &x);
+		if (load_commit(db, &x) < 0 ||
+		    link_commit_to_patch(db, &x) < 0)
+			goto out;
 	}
 
 	if (x.in.series_id) {
 		if (load_series_side(db, &x) < 0)
 			goto out;
 		if (x.patch_idx) {
-			x.target_msgid = patch_text(db, "message_id",
-						    x.series.id, x.patch_idx);
+			if (patch_text(db, "message_id", x.series.id,
+				       x.patch_idx, &x.target_msgid) < 0)
+				goto out;
 			if (!x.target_msgid && in->patch_idx) {
 				error("series #%lld has no patch %d",
 				      x.series.id, x.patch_idx);
@@ -1181,15 +1192,18 @@ int report_compose(struct db *db, const struct report_input *in,
 		x.target = find_mail(&x.thread, x.target_msgid);
 		if (x.target && *x.target->subject)
 			x.target_subject = xstrdup(x.target->subject);
-		if (!x.target_subject)
-			x.target_subject = db_text(db,
-				"SELECT subject FROM messages WHERE "
-				"message_id = ? ORDER BY id DESC LIMIT 1",
-				x.target_msgid);
+		if (!x.target_subject &&
+		    text_of(db, db_query(db, "SELECT subject FROM messages "
+					 "WHERE message_id = ? ORDER BY id "
+					 "DESC LIMIT 1", "t", x.target_msgid),
+			    &x.target_subject) < 0)
+			goto out;
 		if (!x.target_subject && x.patch_idx) {
-			char *title = patch_text(db, "title", x.series.id,
-						 x.patch_idx);
+			char *title;
 
+			if (patch_text(db, "title", x.series.id, x.patch_idx,
+				       &title) < 0)
+				goto out;
 			if (title)
 				x.target_subject = xstrfmt(
 					"[PATCH v%d %d/%d] %s",
@@ -1406,13 +1420,15 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 	struct failed_mail *f = NULL;
 	size_t nr = 0, alloc = 0, i;
 	sqlite3_stmt *st;
+	int rc;
 
 	*nr_sent = *nr_failed = 0;
 	st = db_query(db, "SELECT id, path, recipients FROM mails WHERE "
 		      "status = 'failed' ORDER BY id", "");
 	if (!st)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* the mails read before a failed read are sent; the failure is said */
+	while ((rc = db_step(db, st)) == DB_ROW) {
 		ALLOC_GROW(f, nr + 1, alloc);
 		f[nr].id = sqlite3_column_int64(st, 0);
 		f[nr].path = xstrdup(db_col_text(st, 1));
@@ -1436,5 +1452,5 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 		free(f[i].rcpt);
 	}
 	free(f);
-	return *nr_failed ? -1 : 0;
+	return *nr_failed || rc < 0 ? -1 : 0;
 }

@@ -612,19 +612,22 @@ void run_setup_shape(const struct run_row *r, struct strbuf *out)
 }
 
 /* what the host did on the guest's requests: a 'host' event per line */
-static void store_host_log(struct db *db, long long run_id, long long boot_id,
-			   const char *log)
+static int store_host_log(struct db *db, long long run_id, long long boot_id,
+			  const char *log)
 {
 	while (*log) {
 		const char *nl = strchrnul(log, '\n');
 		char *line = xstrndup(log, nl - log);
+		int rc = db_run(db, "INSERT INTO events (run_id, boot_id, kind, "
+				"message) VALUES (?, ?, 'host', ?)", "iit",
+				run_id, boot_id, line);
 
-		db_run(db, "INSERT INTO events (run_id, boot_id, kind, message) "
-		       "VALUES (?, ?, 'host', ?)", "iit", run_id, boot_id,
-		       line);
 		free(line);
+		if (rc < 0)
+			return -1;
 		log = *nl ? nl + 1 : nl;
 	}
+	return 0;
 }
 
 static char *backing_path(const struct mmci_config *cfg, const char *backing,
@@ -736,7 +739,10 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		strbuf_addf(&why, "the VM did not start: %s", last_error());
 		goto record;
 	}
-	store_host_log(db, run_id, boot_id, vres.host_log.buf);
+	if (store_host_log(db, run_id, boot_id, vres.host_log.buf) < 0) {
+		strbuf_addstr(&why, "cannot store what the host did");
+		goto record;
+	}
 	if (result_ingest(db, run_id, boot_id, results, &counts) < 0) {
 		strbuf_addf(&why, "cannot store the results of '%s'", results);
 		goto record;
@@ -774,10 +780,16 @@ record:
 		progress("run #%lld boot %d: %d samples, %d errors in %.0f s",
 			 run_id, idx, counts.samples, counts.errors,
 			 now_s() - t0);
-	db_run(db, "UPDATE boots SET status = ?, end_kind = ?, error = ?, "
-	       "domain_xml = ?, duration_s = ? WHERE id = ?", "ttttdi",
-	       ok ? "ok" : "failed", vm_exit_kind_name(vres.exit_kind),
-	       ok ? NULL : why.buf, vres.domain_xml, now_s() - t0, boot_id);
+	if (db_run(db, "UPDATE boots SET status = ?, end_kind = ?, "
+		   "error = ?, domain_xml = ?, duration_s = ? WHERE id = ?",
+		   "ttttdi", ok ? "ok" : "failed",
+		   vm_exit_kind_name(vres.exit_kind), ok ? NULL : why.buf,
+		   vres.domain_xml, now_s() - t0, boot_id) < 0) {
+		/* its samples are stored, but only an ok boot counts */
+		error("run #%lld boot %d: its end is not recorded, the boot "
+		      "stays 'running'", run_id, idx);
+		ok = 0;
+	}
 out:
 	unlink(backing ? backing : "");
 	vm_result_release(&vres);
@@ -802,6 +814,7 @@ int run_finish(struct db *db, long long run_id)
 	long long n = db_int(db, 0, "SELECT count(*) FROM boots WHERE "
 			     "run_id = ?", "i", run_id);
 	char *err;
+	int rc;
 
 	/*
 	 * Interrupted (interrupt.h): a run not finished yet is failed,
@@ -811,19 +824,25 @@ int run_finish(struct db *db, long long run_id)
 	if (interrupted()) {
 		err = xstrfmt("%s (%lld of %lld boot(s) ok)",
 			      interrupt_reason(), nok, n);
-		db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
-		       "ended_at = ? WHERE id = ? AND status = 'running'",
-		       "tdi", err, (double)time(NULL), run_id);
+		rc = db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
+			    "ended_at = ? WHERE id = ? AND status = 'running'",
+			    "tdi", err, (double)time(NULL), run_id);
 		free(err);
+		if (rc < 0)
+			return error("run #%lld: its end is not recorded, it "
+				     "stays 'running'", run_id);
 		return 0;
 	}
 	err = nok ? NULL : n ? xstrfmt("all %lld boot(s) failed", n) :
 	      xstrdup("not booted: the command failed before its first "
 		      "boot");
-	db_run(db, "UPDATE runs SET status = ?, error = ?, ended_at = ? "
-	       "WHERE id = ?", "ttdi", nok ? "ok" : "failed", err,
-	       (double)time(NULL), run_id);
+	rc = db_run(db, "UPDATE runs SET status = ?, error = ?, ended_at = ? "
+		    "WHERE id = ?", "ttdi", nok ? "ok" : "failed", err,
+		    (double)time(NULL), run_id);
 	free(err);
+	if (rc < 0)
+		return error("run #%lld: its end is not recorded, it stays "
+			     "'running'", run_id);
 	return (int)nok;
 }
 
@@ -836,7 +855,7 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
 		return -1;
 	for (i = 0; i < boots && !interrupted(); i++)
 		run_boot(cfg, db, *run_id, i);
-	return run_finish(db, *run_id) ? 0 : -1;
+	return run_finish(db, *run_id) > 0 ? 0 : -1;
 }
 
 /* --- the kernel of a run ------------------------------------------- */

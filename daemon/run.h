@@ -139,7 +139,8 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 int run_boots(const struct mmci_config *cfg, struct db *db,
 	      const struct run_opts *o, int boots, long long *run_id);
 /*
- * mark the run ok when at least one boot is; returns the ok boot count.
+ * mark the run ok when at least one boot is; returns the ok boot count,
+ * or -1 after error() when the run's row cannot be written.
  * After SIGTERM/SIGINT (interrupt.h) an unfinished run is failed with
  * interrupt_reason() instead, and 0 is returned.
  */
