@@ -1119,15 +1119,186 @@ static int link_commit_to_patch(struct db *db, struct compose_ctx *x)
 	return rc < 0 ? -1 : 0;
 }
 
+/*
+ * report_compose() in steps: the sender, the two runs and their
+ * comparison, what the report answers (a patch of a series, a commit, or
+ * only the two runs), the envelope, the headers, the body. Each step
+ * fills the context or the report; a step that fails has said why.
+ */
+
+/* From, the message-id domain and the web address; *domain points into
+ * x->from or the environment, @url holds the web address */
+static int compose_sender(struct compose_ctx *x, const char **domain,
+			  struct strbuf *url)
+{
+	const char *from, *own;
+
+	from = env_default(x->in.from, "MMCI_MAIL_FROM", REPORT_DEFAULT_FROM);
+	add_from_field(&x->from, from);
+	if (!x->from.nr)
+		return error("no valid sender address in '%s' (--from, "
+			     "MMCI_MAIL_FROM)", from);
+	own = x->from.a[0].email;
+	*domain = env_default(x->in.msgid_domain, "MMCI_MAIL_DOMAIN",
+			      strchr(own, '@') + 1);
+	if (!valid_domain(*domain)) {
+		warning("'%s' is not a domain name; message-ids use "
+			"'localhost'", *domain);
+		*domain = "localhost";
+	}
+	report_clean_text(url, env_default(x->in.web_url, "MMCI_WEB_URL",
+					   REPORT_DEFAULT_WEB_URL));
+	while (url->len && url->buf[url->len - 1] == '/')
+		strbuf_setlen(url, url->len - 1);
+	x->web_url = url->buf;
+	return 0;
+}
+
+/* the two runs, their comparison, and the series or commit they test */
+static int compose_load(struct db *db, struct compose_ctx *x)
+{
+	if (run_load(db, x->in.base_run, &x->base) < 0 ||
+	    run_load(db, x->in.new_run, &x->new) < 0)
+		return -1;
+	if (compare_runs(db, x->in.base_run, x->in.new_run, &x->rc) < 0)
+		return -1;
+	if (!x->in.series_id && !x->in.commit)
+		x->in.series_id = x->new.series_id;
+	if (!x->in.series_id && x->in.commit &&
+	    (load_commit(db, x) < 0 || link_commit_to_patch(db, x) < 0))
+		return -1;
+	return 0;
+}
+
+/* a series: the mail answered (a patch or the cover letter), its subject
+ * into @what, the series' people as recipients */
+static int compose_series_target(struct db *db, struct compose_ctx *x,
+				 struct strbuf *what)
+{
+	if (load_series_side(db, x) < 0)
+		return -1;
+	if (x->patch_idx) {
+		if (patch_text(db, "message_id", x->series.id, x->patch_idx,
+			       &x->target_msgid) < 0)
+			return -1;
+		if (!x->target_msgid && x->in.patch_idx)
+			return error("series #%lld has no patch %d",
+				     x->series.id, x->patch_idx);
+	}
+	if (!x->target_msgid) {
+		x->patch_idx = 0;
+		x->target_msgid = xstrdup(x->series.message_id);
+	}
+	x->target = find_mail(&x->thread, x->target_msgid);
+	if (x->target && *x->target->subject)
+		x->target_subject = xstrdup(x->target->subject);
+	if (!x->target_subject &&
+	    text_of(db, db_query(db, "SELECT subject FROM messages WHERE "
+				 "message_id = ? ORDER BY id DESC LIMIT 1",
+				 "t", x->target_msgid),
+		    &x->target_subject) < 0)
+		return -1;
+	if (!x->target_subject && x->patch_idx) {
+		char *title;
+
+		if (patch_text(db, "title", x->series.id, x->patch_idx,
+			       &title) < 0)
+			return -1;
+		if (title)
+			x->target_subject = xstrfmt("[PATCH v%d %d/%d] %s",
+						    x->series.version,
+						    x->patch_idx,
+						    x->series.total, title);
+		free(title);
+	}
+	if (!x->target_subject)
+		x->target_subject = xstrfmt("[PATCH v%d %d/%d] %s",
+					    x->series.version, x->patch_idx,
+					    x->series.total, x->series.title);
+	strbuf_addstr(what, x->target_subject);
+	series_recipients(x, x->from.a[0].email);
+	return 0;
+}
+
+/* no series: a commit of a tree, or only the two runs; --to recipients */
+static void compose_other_target(struct compose_ctx *x, struct strbuf *what)
+{
+	char sc[13];
+	size_t i;
+
+	if (x->in.commit) {
+		if (x->commit_branch)
+			strbuf_addf(what, "[%s] ", x->commit_branch);
+		strbuf_addf(what, "%s", short_commit(x->in.commit, sc));
+		if (x->commit_subject)
+			strbuf_addf(what, " %s", x->commit_subject);
+		if (x->commit_author)
+			add_from_field(&x->to, x->commit_author);
+	} else {
+		strbuf_addf(what, "run #%lld vs run #%lld", x->in.base_run,
+			    x->in.new_run);
+	}
+	for (i = 0; i < x->in.nr_to; i++)
+		add_from_field(&x->to, x->in.to[i]);
+}
+
+/* what the report is, its message-id, sender, subject and recipients */
+static void compose_envelope(const struct compose_ctx *x, const char *domain,
+			     time_t date, const char *what, struct report *out)
+{
+	struct strbuf s = STRBUF_INIT;
+	size_t i;
+
+	out->kind = x->series.id && !x->in.commit ? "series" : "nightly";
+	out->series_id = x->series.id;
+	out->base_run = x->in.base_run;
+	out->new_run = x->in.new_run;
+	out->message_id = new_message_id(domain, date);
+	out->from = xstrdup(x->from.a[0].email);
+	report_subject(&s, what, &x->rc);
+	out->subject = strbuf_detach(&s, NULL);
+	out->rcpt = xcalloc(x->to.nr + x->cc.nr + 1, sizeof(*out->rcpt));
+	for (i = 0; i < x->to.nr + x->cc.nr; i++) {
+		const struct report_address *a = i < x->to.nr ? &x->to.a[i] :
+					&x->cc.a[i - x->to.nr];
+
+		out->rcpt[out->nr_rcpt++] = xstrdup(a->email);
+	}
+	if (!out->nr_rcpt)
+		warning("the report has no recipients (no series, no --to)");
+}
+
+/* the headers: every value goes through the cleaning functions */
+static void compose_headers(struct compose_ctx *x, time_t date,
+			    struct report *out)
+{
+	report_add_address_header(&out->text, "From", &x->from);
+	report_add_address_header(&out->text, "To", &x->to);
+	report_add_address_header(&out->text, "Cc", &x->cc);
+	report_add_header(&out->text, "Subject", out->subject);
+	add_date(&out->text, date);
+	strbuf_addf(&out->text, "Message-ID: <%s>\n", out->message_id);
+	if (x->series.id)
+		add_threading(&out->text, x);
+	strbuf_addstr(&out->text,
+		      "MIME-Version: 1.0\n"
+		      "Content-Type: text/plain; charset=UTF-8\n"
+		      "Content-Transfer-Encoding: 8bit\n"
+		      "Auto-Submitted: auto-generated\n"
+		      "X-Mailer: mmci\n");
+	strbuf_addf(&out->text, "X-mmci-runs: %lld %lld\n", x->in.base_run,
+		    x->in.new_run);
+	strbuf_addch(&out->text, '\n');
+}
+
 int report_compose(struct db *db, const struct report_input *in,
 		   struct report *out)
 {
 	struct compose_ctx x;
 	struct strbuf what = STRBUF_INIT, body = STRBUF_INIT;
 	struct strbuf from_line = STRBUF_INIT, url = STRBUF_INIT;
-	const char *from, *domain, *own;
+	const char *domain = NULL;
 	time_t date = in->date ? in->date : time(NULL);
-	size_t i;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -1137,146 +1308,16 @@ int report_compose(struct db *db, const struct report_input *in,
 	if (in->commit && !valid_commit(in->commit))
 		return error("'%s' is not a commit id (7 to 64 lower-case hex "
 			     "digits)", in->commit);
-
-	from = env_default(in->from, "MMCI_MAIL_FROM", REPORT_DEFAULT_FROM);
-	add_from_field(&x.from, from);
-	if (!x.from.nr) {
-		error("no valid sender address in '%s' (--from, "
-		      "MMCI_MAIL_FROM)", from);
+	if (compose_sender(&x, &domain, &url) < 0 || compose_load(db, &x) < 0)
 		goto out;
-	}
-	own = x.from.a[0].email;
-	domain = env_default(in->msgid_domain, "MMCI_MAIL_DOMAIN",
-			     strchr(own, '@') + 1);
-	if (!valid_domain(domain)) {
-		warning("'%s' is not a domain name; message-ids use "
-			"'localhost'", domain);
-		domain = "localhost";
-	}
-	report_clean_text(&url, env_default(in->web_url, "MMCI_WEB_URL",
-					    REPORT_DEFAULT_WEB_URL));
-	while (url.len && url.buf[url.len - 1] == '/')
-		strbuf_setlen(&url, url.len - 1);
-	x.web_url = url.buf;
-
-	if (run_load(db, in->base_run, &x.base) < 0 ||
-	    run_load(db, in->new_run, &x.new) < 0)
-		goto out;
-	if (compare_runs(db, in->base_run, in->new_run, &x.rc) < 0)
-		goto out;
-	if (!x.in.series_id && !in->commit)
-		x.in.series_id = x.new.series_id;
-	if (!x.in.series_id && in->commit) {
-		if (load_commit(db, &x) < 0 ||
-		    link_commit_to_patch(db, &x) < 0)
-			goto out;
-	}
-
 	if (x.in.series_id) {
-		if (load_series_side(db, &x) < 0)
+		if (compose_series_target(db, &x, &what) < 0)
 			goto out;
-		if (x.patch_idx) {
-			if (patch_text(db, "message_id", x.series.id,
-				       x.patch_idx, &x.target_msgid) < 0)
-				goto out;
-			if (!x.target_msgid && in->patch_idx) {
-				error("series #%lld has no patch %d",
-				      x.series.id, x.patch_idx);
-				goto out;
-			}
-		}
-		if (!x.target_msgid) {
-			x.patch_idx = 0;
-			x.target_msgid = xstrdup(x.series.message_id);
-		}
-		x.target = find_mail(&x.thread, x.target_msgid);
-		if (x.target && *x.target->subject)
-			x.target_subject = xstrdup(x.target->subject);
-		if (!x.target_subject &&
-		    text_of(db, db_query(db, "SELECT subject FROM messages "
-					 "WHERE message_id = ? ORDER BY id "
-					 "DESC LIMIT 1", "t", x.target_msgid),
-			    &x.target_subject) < 0)
-			goto out;
-		if (!x.target_subject && x.patch_idx) {
-			char *title;
-
-			if (patch_text(db, "title", x.series.id, x.patch_idx,
-				       &title) < 0)
-				goto out;
-			if (title)
-				x.target_subject = xstrfmt(
-					"[PATCH v%d %d/%d] %s",
-					x.series.version, x.patch_idx,
-					x.series.total, title);
-			free(title);
-		}
-		if (!x.target_subject)
-			x.target_subject = xstrfmt("[PATCH v%d %d/%d] %s",
-				x.series.version, x.patch_idx,
-				x.series.total, x.series.title);
-		strbuf_addstr(&what, x.target_subject);
-		series_recipients(&x, own);
 	} else {
-		char sc[13];
-
-		if (in->commit) {
-			if (x.commit_branch)
-				strbuf_addf(&what, "[%s] ", x.commit_branch);
-			strbuf_addf(&what, "%s", short_commit(in->commit, sc));
-			if (x.commit_subject)
-				strbuf_addf(&what, " %s", x.commit_subject);
-			if (x.commit_author)
-				add_from_field(&x.to, x.commit_author);
-		} else {
-			strbuf_addf(&what, "run #%lld vs run #%lld",
-				    in->base_run, in->new_run);
-		}
-		for (i = 0; i < in->nr_to; i++)
-			add_from_field(&x.to, in->to[i]);
+		compose_other_target(&x, &what);
 	}
-
-	out->kind = x.series.id && !in->commit ? "series" : "nightly";
-	out->series_id = x.series.id;
-	out->base_run = in->base_run;
-	out->new_run = in->new_run;
-	out->message_id = new_message_id(domain, date);
-	out->from = xstrdup(own);
-	{
-		struct strbuf s = STRBUF_INIT;
-
-		report_subject(&s, what.buf, &x.rc);
-		out->subject = strbuf_detach(&s, NULL);
-	}
-	out->rcpt = xcalloc(x.to.nr + x.cc.nr + 1, sizeof(*out->rcpt));
-	for (i = 0; i < x.to.nr + x.cc.nr; i++) {
-		const struct report_address *a = i < x.to.nr ? &x.to.a[i] :
-					&x.cc.a[i - x.to.nr];
-
-		out->rcpt[out->nr_rcpt++] = xstrdup(a->email);
-	}
-	if (!out->nr_rcpt)
-		warning("the report has no recipients (no series, no --to)");
-
-	/* headers: every value goes through the cleaning functions */
-	report_add_address_header(&out->text, "From", &x.from);
-	report_add_address_header(&out->text, "To", &x.to);
-	report_add_address_header(&out->text, "Cc", &x.cc);
-	report_add_header(&out->text, "Subject", out->subject);
-	add_date(&out->text, date);
-	strbuf_addf(&out->text, "Message-ID: <%s>\n", out->message_id);
-	if (x.series.id)
-		add_threading(&out->text, &x);
-	strbuf_addstr(&out->text,
-		      "MIME-Version: 1.0\n"
-		      "Content-Type: text/plain; charset=UTF-8\n"
-		      "Content-Transfer-Encoding: 8bit\n"
-		      "Auto-Submitted: auto-generated\n"
-		      "X-Mailer: mmci\n");
-	strbuf_addf(&out->text, "X-mmci-runs: %lld %lld\n", in->base_run,
-		    in->new_run);
-	strbuf_addch(&out->text, '\n');
-
+	compose_envelope(&x, domain, date, what.buf, out);
+	compose_headers(&x, date, out);
 	format_address(&from_line, &x.from.a[0]);
 	compose_body(db, &x, from_line.buf, &body);
 	add_body(&out->text, &body);
