@@ -547,7 +547,6 @@ static int parse_thread(const char *buf, size_t len,
 			struct strbuf *tp)
 {
 	struct series *s = &ls->s;
-	size_t i;
 
 	if (mbox_parse(buf, len, &ls->mails, &ls->nr_mails) < 0 ||
 	    !ls->nr_mails) {
@@ -568,13 +567,7 @@ static int parse_thread(const char *buf, size_t len,
 		free(was);
 	}
 	/* series_from_mails() would call a thread without patches an error */
-	for (i = 0; i < ls->nr_mails && !rep->has_series; i++) {
-		struct patch_subject ps;
-
-		rep->has_series = parse_patch_subject(ls->mails[i].subject,
-						      &ps);
-		patch_subject_release(&ps);
-	}
+	rep->has_series = series_thread_has_patch(ls->mails, ls->nr_mails);
 	if (rep->has_series)
 		rep->has_series = !series_from_mails(ls->mails, ls->nr_mails,
 						     s);

@@ -817,6 +817,23 @@ static int text_has_git_diff(const char *text, size_t len)
 	return 0;
 }
 
+int series_thread_has_patch(const struct mail *mails, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct patch_subject ps;
+		int tagged = parse_patch_subject(mails[i].subject, &ps);
+		int reply = ps.is_reply;
+
+		patch_subject_release(&ps);
+		if (tagged || (!reply && text_has_git_diff(mails[i].body.buf,
+							   mails[i].body.len)))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The candidate that is @m, or a copy of it (same message id); with
  * @used_only, one that is part of the series. Of many copies of one id,

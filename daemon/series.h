@@ -55,6 +55,20 @@ struct patch_subject {
  */
 int parse_patch_subject(const char *subject, struct patch_subject *out);
 
+/**
+ * series_thread_has_patch() - could series_from_mails() find a patch here?
+ * @mails: the thread
+ * @nr: number of mails
+ *
+ * A mail counts when its subject is tagged as a patch or cover letter
+ * (parse_patch_subject()), or when it is no reply and its body holds a
+ * whole git diff ("diff --git", "---", "+++", a "@@" hunk) though its
+ * subject has no tag (git send-email without a prefix).
+ *
+ * Return: 1 if a mail counts, else 0.
+ */
+int series_thread_has_patch(const struct mail *mails, size_t nr);
+
 /** patch_subject_release() - free what parse_patch_subject() allocated */
 void patch_subject_release(struct patch_subject *ps);
 

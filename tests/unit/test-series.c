@@ -871,6 +871,8 @@ static void test_own_bug_thread(void)
 	is_int(patches, 0, "bug: no subject is a patch");
 	ok(nr == 5 && mail_text_has_patch(m[1].body.buf, m[1].body.len),
 	   "bug: yet mail 2 carries a diff");
+	is_int(series_thread_has_patch(m, nr), 0,
+	       "bug: series_thread_has_patch() says no (a reply's diff)");
 	ok(series_from_mails(m, nr, &s) == -1 && !s.nr,
 	   "bug: series_from_mails() refuses it too");
 	series_release(&s);
@@ -928,6 +930,8 @@ static void test_own_untagged(void)
 			       "Reviewed-by: Ilse Brandt <ilse.brandt@example.de>",
 			       "untagged: the reply's Reviewed-by counts");
 		is_int(s.nr_problems, 0, "untagged: no problem");
+		is_int(series_thread_has_patch(m, nr), 1,
+		       "untagged: series_thread_has_patch() agrees");
 		series_release(&s);
 		mails_free(m, nr);
 	} else {
