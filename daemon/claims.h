@@ -32,6 +32,45 @@
  *    unit). The claim's text is both lines joined by " / ", its line the
  *    "after" line; its subject the words after the first colon, else the
  *    line before.
+ *  - blocks: a heading line with a before word that ends in a colon and
+ *    holds no value ("Base(v7.2-rc1):", "Before:", "base:", "Without the
+ *    patch:"), lines "LABEL: NUM UNIT" (blank lines between groups
+ *    allowed), then an after heading ("With this series applied:",
+ *    "After:", "patched:") and the same lines with the new values. An
+ *    after line pairs with the before line of the same label, else with
+ *    the one at its place; the claim's subject is the label, its text
+ *    both lines joined by " / ". A label that names no workload takes
+ *    the one of its group ("First binding for nd_pmem driver: ..." then
+ *    "Average of subsequent rebinds: ...").
+ *  - tables also in grid layout ("+----+------+" rules, "| Plug Memory |
+ *    256G | 10s | 3s | 70% |"), with "Time (before)" / "Time (after)"
+ *    headings and a Size column: a row whose label is only a size takes
+ *    the label of the row above ("Plug Memory 512G").
+ *  - a sentence wrapped over lines is read as one: "This reduces the
+ *    time measured during rebind\nfrom 221.07 ms to 155.00 ms" has the
+ *    whole sentence as its text and subject, and its line is the line
+ *    where the claim ends.
+ *  - lines longer than 998 characters (a whole mail or paragraph on one
+ *    line: mailers that do not wrap, flattened archives) are cut at table
+ *    rules, " * " list items and sentence ends, and each piece is read as
+ *    a line; a piece starting with '>' is quoted, and everything from a
+ *    " diff --git " on is the patch.
+ *
+ * Repeats: a before/after claim with the same values as one found at
+ * most 30 lines before in the same mail, and a percent or factor claim
+ * whose change equals such a before/after claim's to the mail's rounding
+ * (half a point, or 2 % of the change) restate it and are dropped: "from
+ * 221.07 ms to 155.00 ms, or about 29.9%" after a Base/With block.
+ *
+ * Context: what the mail says around a claim is added to its subject in
+ * brackets, when the claim's own line lacks it: the workload and what was
+ * timed (words of the paragraph before a block or table: nd_pmem,
+ * dax_pmem, memmap, online, ...), the last memory size of 1 GiB or more
+ * the mail named ("a 100 GB fsdax namespace"), and the last machine it
+ * named (KVM, a VM, a physical host): "Average of subsequent rebinds
+ * [nd_pmem, memmap, 100 GB, VM]". claim_scale() reads size and machine
+ * back from subject and text, so a claim stored and loaded again keeps
+ * them.
  *
  * Units: ns, us/usec/µs, ms/msec, s/sec/seconds, min are times, normalised
  * to "ms" (also time(1)'s "1m36.2s"); GB/s, MB/s, KB/s (to "MB/s"),
@@ -98,6 +137,8 @@ struct claim {
 	int higher_is_better;	/* 0 for times, 1 for throughputs */
 	double change_pct;	/* the metric's change, %: see the convention */
 	unsigned line;		/* 1-based line in the text */
+	double size_mib;	/* MiB: the memory size it was measured at; 0 */
+	char machine[16];	/* "KVM", "VM", "physical host", ...; "" */
 };
 
 struct claim_list {
@@ -154,6 +195,17 @@ void claim_list_release(struct claim_list *list);
 int claim_match_score(const struct claim *c, const char *workload,
 		      const char *variant, const char *metric);
 
+/**
+ * claim_scale() - the memory size and machine a claim was measured at
+ * @c: the claim; its subject, then its text are read
+ * @size_mib: set to the first size named ("100 GB", "256G", "1 MB"), MiB;
+ *	0 if none (alignments and page sizes are not sizes)
+ * @machine: set to "TCG/icount", "TCG", "KVM", "physical host" or "VM"
+ *	(the strongest named), or NULL; points to a constant
+ */
+void claim_scale(const struct claim *c, double *size_mib,
+		 const char **machine);
+
 enum claim_agreement {
 	CLAIM_AGREES,
 	CLAIM_SAME_DIRECTION_SMALLER,
@@ -188,5 +240,50 @@ enum claim_agreement claim_agree(const struct claim *c, double measured_pct,
 /* "agrees", "smaller than claimed", "larger than claimed", "opposite",
  * "not measured" */
 const char *claim_agreement_name(enum claim_agreement a);
+
+/*
+ * Ratios. A claim and a measurement are compared as the factor by which
+ * the metric got better, base over new for a time (221 -> 72 ms is
+ * 3.07x), new over base for a throughput; below 1 it got worse. The
+ * claim holds when the measured ratio lies within a factor
+ * claim_ratio_tolerance() of the claimed one (docs/STATISTICS.md).
+ */
+#define CLAIM_RATIO_FLOOR 1.05	/* the tolerance of a small claim */
+#define CLAIM_RATIO_EXP (1.0 / 3) /* of a large one: its ratio ^ this */
+
+/* the claimed ratio: from before/after, else from change_pct; NAN */
+double claim_ratio(const struct claim *c);
+
+/* max(CLAIM_RATIO_FLOOR, g ^ CLAIM_RATIO_EXP), g = max(r, 1 / r) */
+double claim_ratio_tolerance(double ratio);
+
+/**
+ * claim_ratio_agree() - does a measured change bear the claimed ratio?
+ * @c: the claim
+ * @measured_pct: the measured change of the metric, new vs base, %
+ *
+ * Return: CLAIM_NOT_MEASURED if either is unknown; CLAIM_AGREES if the
+ * measured ratio is within the tolerance; CLAIM_OPPOSITE if it is on the
+ * other side of 1 (the claim says better, it got worse, or the other way)
+ * and outside the tolerance; else SAME_DIRECTION_SMALLER or _LARGER.
+ */
+enum claim_agreement claim_ratio_agree(const struct claim *c,
+				       double measured_pct);
+
+struct strbuf;
+
+/**
+ * claim_ratio_format() - the claimed and the measured ratio, and where
+ * @c: the claim (its size and machine, see claim_scale())
+ * @measured_pct: the measured change, new vs base, %; NAN if none
+ * @size_mib: the memory size the workload measured at, MiB; 0 if unknown
+ * @machine: where mmci measured ("TCG/icount", "TCG", "KVM"); may be NULL
+ * @out: one line is appended, without a newline, e.g. "claimed 3.07x at
+ *	100 GB on KVM; measured 2.45x at 16 GB under TCG/icount: holds
+ *	(within 1.45x); measured at another size and machine than claimed"
+ */
+void claim_ratio_format(const struct claim *c, double measured_pct,
+			double size_mib, const char *machine,
+			struct strbuf *out);
 
 #endif

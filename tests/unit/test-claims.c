@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 
+#include "attribution.h"
 #include "claims.h"
 #include "mbox.h"
 #include "strbuf.h"
@@ -537,8 +538,13 @@ static void test_match(void)
 	check_best("kmem offlining is 20% slower", "kmem", "offline", 80);
 
 	c = make_claim("memmap_init_zone_device()", "", -67.4);
-	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_memmap"), 28 + 1,
-	       "memmap alone: half of rebind_memmap's parts, no workload");
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_memmap"), 55 + 2,
+	       "memmap_init_zone_device() alone is each rebind's: both parts");
+	ok(claim_match_score(&c, "fsdax", NULL, "rebind_memmap") >=
+		   CLAIM_MIN_SCORE,
+	   "memmap_init_zone_device() alone: enough for claims_format()");
+	is_int(claim_match_score(&c, "memremap", NULL, "memremap_memmap"),
+	       28 + 1, "memmap alone: half of memremap_memmap's parts");
 	ok(claim_match_score(&c, "fsdax", NULL, "rebind_memmap") >
 		   claim_match_score(&c, "fsdax", NULL, "first_bind_memmap"),
 	   "memmap alone: rebind above first bind");
