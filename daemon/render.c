@@ -32,6 +32,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "run-command.h"
+#include "run.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
@@ -67,6 +68,18 @@ struct renderer {
 	int same;		/* files rendered unchanged */
 	struct run_values *memo;	/* this pass's run values, by run */
 	size_t memo_nr, memo_alloc;
+	/* the plots of the pages not stored yet (plots_flush()) */
+	char *plot_dir;		/* NULL: no plot yet */
+	struct strbuf plot_gp;	/* the gnuplot script */
+	int plot_nr;
+	struct held_page *held;
+	size_t held_nr, held_alloc;
+};
+
+/* a page waiting for its plots */
+struct held_page {
+	char *rel;
+	struct strbuf out;
 };
 
 /* one page: the renderer's database handle (not owned) and output */
@@ -75,6 +88,7 @@ struct page {
 	struct db db;
 	struct strbuf out;
 	int status;		/* HTTP status */
+	int plots;		/* placeholders of plots in out */
 };
 
 /* ---- escaping and formatting ---------------------------------------- */
@@ -364,22 +378,44 @@ static void gp_str(struct strbuf *sb, const char *s)
 }
 
 /*
- * plot_svg - draw @nr panels (one below the other, @height px each) into
- * one SVG element appended to @svg. Returns 0, or -1 with @why set.
+ * Plots are drawn in batches: gnuplot takes 120 ms to start here and a
+ * finished job's pages have 7 plots (bench/web.sh), so add_plot() only
+ * adds the plot to the pass's gnuplot script and leaves a placeholder
+ * in the page; plots_flush() runs one gnuplot for all of them and then
+ * stores the pages with each placeholder replaced by its SVG (or by why
+ * there is none).
  */
-static int plot_svg(const char *gnuplot, struct plot *plots,
-		    size_t nr, int height, struct strbuf *svg,
-		    struct strbuf *why)
-{
-	struct strbuf data = STRBUF_INIT, gp = STRBUF_INIT, out = STRBUF_INIT;
-	char dir[] = "/tmp/mmci-web-XXXXXX";
-	char *data_p = NULL, *gp_p = NULL, *svg_p = NULL, *log_p = NULL;
-	const char *argv[4];
-	size_t i, j, k, index = 0, panels = 0;
-	const char *start;
-	int ret = -1, rc;
+#define PLOT_MARK '\001'	/* "\001N\002": plot N of the batch */
 
-	if (!gnuplot) {
+/* the batch: a temporary directory with N.data, all.gp, N.svg */
+static int plot_batch_dir(struct renderer *r, struct strbuf *why)
+{
+	char dir[] = "/tmp/mmci-render-XXXXXX";
+
+	if (r->plot_dir)
+		return 0;
+	if (!mkdtemp(dir)) {
+		strbuf_addf(why, "no plot: cannot create a temporary "
+			    "directory: %s", strerror(errno));
+		return -1;
+	}
+	r->plot_dir = xstrdup(dir);
+	return 0;
+}
+
+/*
+ * plot_add - add @nr panels (one below the other, @height px each) to the
+ * batch. Returns the plot's number, or -1 with @why set.
+ */
+static int plot_add(struct renderer *r, struct plot *plots, size_t nr,
+		    int height, struct strbuf *why)
+{
+	struct strbuf data = STRBUF_INIT, *gp = &r->plot_gp;
+	char *data_p;
+	size_t i, j, k, index = 0, panels = 0;
+	int n;
+
+	if (!r->gnuplot) {
 		strbuf_addstr(why, "no plot: gnuplot is not installed "
 			      "(Debian package gnuplot-nox)");
 		return -1;
@@ -394,21 +430,16 @@ static int plot_svg(const char *gnuplot, struct plot *plots,
 		strbuf_addstr(why, "no plot: no data");
 		return -1;
 	}
-	if (!mkdtemp(dir)) {
-		strbuf_addf(why, "no plot: cannot create a temporary "
-			    "directory: %s", strerror(errno));
+	if (plot_batch_dir(r, why) < 0)
 		return -1;
-	}
-	data_p = xstrfmt("%s/data", dir);
-	gp_p = xstrfmt("%s/plot.gp", dir);
-	svg_p = xstrfmt("%s/plot.svg", dir);
-	log_p = xstrfmt("%s/log", dir);
-
-	strbuf_addf(&gp, "set terminal svg size 900,%d dynamic noenhanced "
-		    "font \"sans,10\" background rgb \"white\"\n"
-		    "set output '%s'\n", height * (int)panels, svg_p);
+	n = r->plot_nr;
+	data_p = xstrfmt("%s/%d.data", r->plot_dir, n);
+	strbuf_addf(gp, "reset\nset terminal svg size 900,%d dynamic "
+		    "noenhanced font \"sans,10\" background rgb \"white\"\n"
+		    "set output '%s/%d.svg'\n", height * (int)panels,
+		    r->plot_dir, n);
 	if (panels > 1)
-		strbuf_addf(&gp, "set multiplot layout %zu,1\n", panels);
+		strbuf_addf(gp, "set multiplot layout %zu,1\n", panels);
 	for (i = 0; i < nr; i++) {
 		struct plot *p = &plots[i];
 		int first = 1;
@@ -417,20 +448,20 @@ static int plot_svg(const char *gnuplot, struct plot *plots,
 			;
 		if (j == p->nr)
 			continue;
-		strbuf_addstr(&gp, "set title ");
-		gp_str(&gp, p->title);
-		strbuf_addstr(&gp, "\nset xlabel ");
-		gp_str(&gp, p->xlabel);
-		strbuf_addstr(&gp, "\nset ylabel ");
-		gp_str(&gp, p->ylabel);
-		strbuf_addstr(&gp, "\nset grid\nset key below\n");
+		strbuf_addstr(gp, "set title ");
+		gp_str(gp, p->title);
+		strbuf_addstr(gp, "\nset xlabel ");
+		gp_str(gp, p->xlabel);
+		strbuf_addstr(gp, "\nset ylabel ");
+		gp_str(gp, p->ylabel);
+		strbuf_addstr(gp, "\nset grid\nset key below\n");
 		if (p->time_x)
-			strbuf_addstr(&gp, "set xdata time\nset timefmt \"%s\"\n"
+			strbuf_addstr(gp, "set xdata time\nset timefmt \"%s\"\n"
 				      "set format x \"%m-%d\\n%H:%M\"\n");
 		else
-			strbuf_addstr(&gp, "set xdata\nset format x \"% h\"\n"
+			strbuf_addstr(gp, "set xdata\nset format x \"% h\"\n"
 				      "set xtics 1\n");
-		strbuf_addstr(&gp, "plot ");
+		strbuf_addstr(gp, "plot ");
 		for (j = 0; j < p->nr; j++) {
 			struct plot_line *l = &p->lines[j];
 
@@ -440,85 +471,48 @@ static int plot_svg(const char *gnuplot, struct plot *plots,
 				strbuf_addf(&data, "%.17g %.17g\n", l->x[k],
 					    l->y[k]);
 			strbuf_addstr(&data, "\n\n");
-			strbuf_addf(&gp, "%s'%s' index %zu using 1:2 with "
+			strbuf_addf(gp, "%s'%s' index %zu using 1:2 with "
 				    "linespoints pt 7 ps 0.7 title ",
 				    first ? "" : ", ", data_p, index++);
-			gp_str(&gp, l->title);
+			gp_str(gp, l->title);
 			first = 0;
 		}
-		strbuf_addch(&gp, '\n');
+		strbuf_addch(gp, '\n');
 	}
 	if (panels > 1)
-		strbuf_addstr(&gp, "unset multiplot\n");
-	if (write_file(data_p, data.buf, data.len) < 0 ||
-	    write_file(gp_p, gp.buf, gp.len) < 0) {
+		strbuf_addstr(gp, "unset multiplot\n");
+	strbuf_addstr(gp, "set output\n");
+	if (write_file(data_p, data.buf, data.len) < 0) {
 		strbuf_addstr(why, "no plot: cannot write its input");
-		goto out;
+		n = -1;
+	} else {
+		r->plot_nr++;
 	}
-
-	{
-		struct child_process cmd = CHILD_PROCESS_INIT;
-
-		argv[0] = gnuplot;
-		argv[1] = "-d";		/* no ~/.gnuplot */
-		argv[2] = gp_p;
-		argv[3] = NULL;
-		cmd.argv = argv;
-		cmd.log_path = log_p;
-		cmd.timeout_s = PLOT_TIMEOUT;
-		rc = run_command(&cmd);
-	}
-	if (rc) {
-		struct strbuf log = STRBUF_INIT;
-
-		strbuf_read_file(&log, log_p, 0);
-		strbuf_trim(&log);
-		strbuf_addf(why, "no plot: gnuplot failed (exit %d)%s%s", rc,
-			    log.len ? ": " : "", log.buf);
-		strbuf_release(&log);
-		goto out;
-	}
-	if (strbuf_read_file(&out, svg_p, 0) < 0 ||
-	    !(start = strstr(out.buf, "<svg"))) {
-		strbuf_addstr(why, "no plot: gnuplot wrote no SVG");
-		goto out;
-	}
-	strbuf_addstr(svg, start);
-	ret = 0;
-out:
-	unlink(data_p);
-	unlink(gp_p);
-	unlink(svg_p);
-	unlink(log_p);
-	rmdir(dir);
 	free(data_p);
-	free(gp_p);
-	free(svg_p);
-	free(log_p);
 	strbuf_release(&data);
-	strbuf_release(&gp);
-	strbuf_release(&out);
-	return ret;
+	return n;
 }
 
-/* the plot in a <figure>, or why there is none */
+/* the plot in a <figure>, or why there is none; see plots_flush() */
 static void add_plot(struct page *pg, struct plot *plots, size_t nr,
 		     int height, const char *caption)
 {
-	struct strbuf svg = STRBUF_INIT, why = STRBUF_INIT;
+	struct renderer *r = (struct renderer *)pg->r;
+	struct strbuf why = STRBUF_INIT;
+	int n = plot_add(r, plots, nr, height, &why);
 
-	if (plot_svg(pg->r->gnuplot, plots, nr, height, &svg, &why) < 0) {
+	if (n < 0) {
 		strbuf_addstr(&pg->out, "<p class=\"note\" id=\"noplot\">");
 		h(pg, why.buf);
 		strbuf_addstr(&pg->out, "</p>\n");
 	} else {
 		strbuf_addstr(&pg->out, "<figure class=\"plot\" id=\"plot\">\n");
-		strbuf_addbuf(&pg->out, &svg);
+		strbuf_addf(&pg->out, "%c%d%c", PLOT_MARK, n, PLOT_MARK + 1);
 		strbuf_addstr(&pg->out, "\n<figcaption>");
 		h(pg, caption);
 		strbuf_addstr(&pg->out, "</figcaption></figure>\n");
+		pg->plots++;
 	}
-	strbuf_release(&svg);
 	strbuf_release(&why);
 }
 
@@ -533,15 +527,6 @@ static void values_add(struct values *vs, double v)
 {
 	ALLOC_GROW(vs->v, vs->nr + 1, vs->alloc);
 	vs->v[vs->nr++] = v;
-}
-
-static double median_of(const struct values *vs)
-{
-	struct summary s;
-
-	if (!vs->nr || summarize(vs->v, vs->nr, &s) < 0)
-		return NAN;
-	return s.median;
 }
 
 /* ---- / --------------------------------------------------------------- */
@@ -710,59 +695,37 @@ static struct run_value *run_value_add(struct run_values *rv, const char *w,
 	return x;
 }
 
-/* the compare rules: wall clock, the median of the per-boot medians;
- * icount, the median of all samples; ok boots only */
+/* a run's value of each of its metrics: run_value() (compare.c, the
+ * unit rule), with the ok boots and the samples it rests on */
 static int run_values_compute(struct db *db, long long run, int wall,
 			      struct run_values *rv)
 {
 	sqlite3_stmt *st = db_query(db,
-		"SELECT s.workload, s.variant, s.metric, s.unit, s.boot_id, "
-		"s.value FROM samples s JOIN boots b ON b.id = s.boot_id WHERE "
-		"s.run_id = ? AND b.status = 'ok' ORDER BY s.workload, "
-		"s.variant, s.metric, s.boot_id, s.iteration", "i", run);
-	struct values boot = { 0 }, meds = { 0 }, all = { 0 };
-	struct run_value *cur = NULL;
-	long long bid = -1;
-	int rc;
+		"SELECT s.workload, s.variant, s.metric, min(s.unit), "
+		"count(DISTINCT s.boot_id), count(*) FROM samples s JOIN boots "
+		"b ON b.id = s.boot_id WHERE s.run_id = ? AND b.status = 'ok' "
+		"GROUP BY s.workload, s.variant, s.metric ORDER BY s.workload, "
+		"s.variant, s.metric", "i", run);
+	int rc, ret = 0;
 
 	rv->run = run;
 	if (!st)
 		return -1;
-	do {
-		int same;
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		struct run_value *x = run_value_add(rv, db_col_text(st, 0),
+						    db_col_text(st, 1),
+						    db_col_text(st, 2),
+						    db_col_text(st, 3));
 
-		rc = db_step(db, st);
-		same = rc == DB_ROW && cur &&
-		       !strcmp(cur->workload, db_col_text(st, 0)) &&
-		       !strcmp(cur->variant, db_col_text(st, 1)) &&
-		       !strcmp(cur->metric, db_col_text(st, 2));
-		if (!same || sqlite3_column_int64(st, 4) != bid) {
-			if (boot.nr)
-				values_add(&meds, median_of(&boot));
-			boot.nr = 0;
-		}
-		if (!same && cur) {
-			cur->value = wall ? median_of(&meds) : median_of(&all);
-			cur->boots = meds.nr;
-			cur->n = all.nr;
-			meds.nr = all.nr = 0;
-		}
-		if (rc != DB_ROW)
-			break;
-		if (!same)
-			cur = run_value_add(rv, db_col_text(st, 0),
-					    db_col_text(st, 1),
-					    db_col_text(st, 2),
-					    db_col_text(st, 3));
-		bid = sqlite3_column_int64(st, 4);
-		values_add(&boot, sqlite3_column_double(st, 5));
-		values_add(&all, sqlite3_column_double(st, 5));
-	} while (1);
+		x->boots = sqlite3_column_int(st, 4);
+		x->n = sqlite3_column_int64(st, 5);
+		x->value = NAN;
+		if (run_value(db, run, x->workload, x->variant, x->metric,
+			      wall, &x->value) < 0)
+			ret = -1;
+	}
 	sqlite3_finalize(st);
-	free(boot.v);
-	free(meds.v);
-	free(all.v);
-	return rc == DB_DONE ? 0 : -1;
+	return rc == DB_DONE ? ret : -1;
 }
 
 static void cache_esc(struct strbuf *sb, const char *s)
@@ -1036,7 +999,7 @@ static void add_console_tail(struct strbuf *sb, const char *path,
 	strbuf_release(&buf);
 }
 
-static void run_boots(struct page *pg, long long id)
+static void run_page_boots(struct page *pg, long long id)
 {
 	static const char *const cols[] = {
 		"boot", "status", "end", "started", "seconds", "error",
@@ -1229,31 +1192,21 @@ static long long previous_like(struct page *pg, long long id)
 
 static void page_run(struct page *pg, long long id)
 {
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT r.label, r.status, r.error, r.build_id, r.kernel, "
-		"r.kernel_release, r.modules_root, r.hz, r.workloads, r.params, "
-		"r.accel, r.clock, r.vcpus, r.ram_mib, r.nvdimm_mib, r.backing, "
-		"r.qemu_version, r.libvirt_version, r.host, r.runner_sha1, "
-		"r.initrd, r.initrd_sha1, r.started_at, r.ended_at, "
-		"b.commit_id, b.series_id, b.upto, b.config_fragment, "
-		"b.config_hash, b.dotconfig_hash, b.compiler, b.tree_path, "
-		"s.title, s.version FROM runs r LEFT JOIN builds b ON b.id = "
-		"r.build_id LEFT JOIN series s ON s.id = b.series_id WHERE "
-		"r.id = ?", "i", id);
+	struct run_row r = { 0 };
 	struct strbuf t = STRBUF_INIT;
-	long long prev, series;
+	sqlite3_stmt *st = NULL;
+	long long prev;
 	char *title;
 
-	if (!st) {
-		page_fail(pg, 500, "error",
-			  "cannot read the run");
-		return;
-	}
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_int(&pg->db, 0, "SELECT count(*) FROM runs WHERE id = ?", "i",
+		   id) != 1) {
 		title = xstrfmt("no run #%lld", id);
 		not_found(pg, title);
 		free(title);
+		return;
+	}
+	if (run_load(&pg->db, id, &r) < 0) {
+		page_fail(pg, 500, "error", "cannot read the run");
 		return;
 	}
 	title = xstrfmt("run #%lld", id);
@@ -1271,67 +1224,75 @@ static void page_run(struct page *pg, long long id)
 
 	strbuf_addstr(&pg->out, "<h2>Provenance</h2>\n<table class=\"kv\" "
 		      "id=\"provenance\">\n");
-	kv(pg, "label", db_col_text(st, 0));
+	kv(pg, "label", r.label);
 	strbuf_addstr(&pg->out, "<tr><th>status</th>");
-	td_status(pg, db_col_text(st, 1));
+	td_status(pg, r.status);
 	strbuf_addstr(&pg->out, "</tr>\n");
-	if (*db_col_text(st, 2))
-		kv(pg, "error", db_col_text(st, 2));
-	kv_time(pg, "started", sqlite3_column_double(st, 22));
-	if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-		kv_time(pg, "ended", sqlite3_column_double(st, 23));
-	kv(pg, "kernel release", db_col_text(st, 5));
-	kv(pg, "kernel image", db_col_text(st, 4));
-	kv(pg, "modules", db_col_text(st, 6));
-	kv(pg, "CONFIG_HZ", db_col_text(st, 7));
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-		strbuf_addf(&t, "#%lld", (long long)sqlite3_column_int64(st, 3));
+	if (*r.error)
+		kv(pg, "error", r.error);
+	kv_time(pg, "started", r.started_at);
+	if (r.ended_at >= 0)
+		kv_time(pg, "ended", r.ended_at);
+	kv(pg, "kernel release", r.release);
+	kv(pg, "kernel image", r.kernel);
+	kv(pg, "modules", r.modroot);
+	if (r.hz > 0)
+		strbuf_addf(&t, "%d", r.hz);
+	kv(pg, "CONFIG_HZ", t.buf);
+	if (r.build_id) {
+		/* what run_row leaves out: the tree, the series' title */
+		st = db_query(&pg->db, "SELECT b.tree_path, s.title, s.version "
+			      "FROM builds b LEFT JOIN series s ON s.id = "
+			      "b.series_id WHERE b.id = ?", "i", r.build_id);
+		if (st && db_step(&pg->db, st) != DB_ROW) {
+			sqlite3_finalize(st);
+			st = NULL;
+		}
+		strbuf_reset(&t);
+		strbuf_addf(&t, "#%lld", r.build_id);
 		kv(pg, "build", t.buf);
-		kv(pg, "commit", db_col_text(st, 24));
-		kv(pg, "tree", db_col_text(st, 31));
-		series = sqlite3_column_int64(st, 25);
-		if (series) {
+		kv(pg, "commit", r.commit);
+		kv(pg, "tree", st ? db_col_text(st, 0) : "");
+		if (r.series_id) {
 			strbuf_addf(&pg->out, "<tr><th>series</th><td><a href=\""
-				    "/series/%lld\">#%lld v%d</a> ", series, series,
-				    sqlite3_column_int(st, 33));
-			h(pg, db_col_text(st, 32));
+				    "/series/%lld\">#%lld v%d</a> ", r.series_id,
+				    r.series_id, st ? sqlite3_column_int(st, 2) : 0);
+			h(pg, st ? db_col_text(st, 1) : "");
 			strbuf_addf(&pg->out, " (patches 1..%d)</td></tr>\n",
-				    sqlite3_column_int(st, 26));
+				    r.upto);
 		} else {
 			kv(pg, "series", "none (base tree)");
 		}
-		kv(pg, "config fragment", db_col_text(st, 27));
-		kv(pg, "config hash", db_col_text(st, 28));
-		kv(pg, ".config hash", db_col_text(st, 29));
-		kv(pg, "compiler", db_col_text(st, 30));
+		kv(pg, "config fragment", r.fragment);
+		kv(pg, "config hash", r.config_hash);
+		kv(pg, ".config hash", r.dotconfig_hash);
+		kv(pg, "compiler", r.compiler);
+		sqlite3_finalize(st);
 	} else {
 		kv(pg, "build", "none (a prebuilt kernel)");
 	}
-	kv(pg, "workloads", db_col_text(st, 8));
-	kv(pg, "parameters", db_col_text(st, 9));
+	kv(pg, "workloads", r.workloads);
+	kv(pg, "parameters", r.params);
 	strbuf_reset(&t);
-	strbuf_addf(&t, "%s, clock %s", db_col_text(st, 10),
-		    db_col_text(st, 11));
+	strbuf_addf(&t, "%s, clock %s", r.accel, r.clock);
 	kv(pg, "mode", t.buf);
 	strbuf_reset(&t);
-	strbuf_addf(&t, "%d vCPU(s), %lld MiB RAM, %lld MiB NVDIMM on %s",
-		    sqlite3_column_int(st, 12),
-		    (long long)sqlite3_column_int64(st, 13),
-		    (long long)sqlite3_column_int64(st, 14), db_col_text(st, 15));
+	strbuf_addf(&t, "%lld vCPU(s), %lld MiB RAM, %lld MiB NVDIMM on %s",
+		    r.vcpus, r.ram_mib, r.nvdimm_mib, r.backing);
 	kv(pg, "VM", t.buf);
-	kv(pg, "QEMU", db_col_text(st, 16));
-	kv(pg, "libvirt", db_col_text(st, 17));
-	kv(pg, "host", db_col_text(st, 18));
-	kv(pg, "runner sha1", db_col_text(st, 19));
-	kv(pg, "initramfs", db_col_text(st, 20));
-	kv(pg, "initramfs sha1", db_col_text(st, 21));
+	kv(pg, "QEMU", r.qemu_v);
+	kv(pg, "libvirt", r.libvirt_v);
+	kv(pg, "host", r.host);
+	kv(pg, "runner sha1", r.runner_sha1);
+	kv(pg, "initramfs", r.initrd);
+	kv(pg, "initramfs sha1", r.initrd_sha1);
 	strbuf_addstr(&pg->out, "</table>\n");
-	sqlite3_finalize(st);
+	run_row_release(&r);
 	strbuf_release(&t);
 
 	run_metrics(pg, id);
 	run_events(pg, id);
-	run_boots(pg, id);
+	run_page_boots(pg, id);
 	page_end(pg);
 }
 
@@ -1349,54 +1310,55 @@ static const char *verdict_class(enum verdict v)
 
 /*
  * What compare_runs() checks before comparing, as text for the page (its
- * own error() goes to the log, and last_error() is per process, not per
- * request). NULL when the runs are comparable.
+ * own error() goes to the log). NULL when the runs are comparable.
  */
 static char *compare_obstacle(struct page *pg, long long a, long long b)
 {
-	static const char sql[] =
-		"SELECT accel || ', clock ' || clock, nvdimm_mib || ' MiB "
-		"NVDIMM on ' || backing || ', ' || ram_mib || ' MiB RAM, ' || "
-		"vcpus || ' vCPU(s)' || CASE WHEN coalesce(json_extract(params, "
-		"'$.pin'), 0) THEN ' pinned' ELSE '' END FROM runs WHERE id = ?";
-	sqlite3_stmt *sa = db_query(&pg->db, sql, "i", a);
-	sqlite3_stmt *sb = db_query(&pg->db, sql, "i", b);
+	struct run_row ra = { 0 }, rb = { 0 };
+	struct strbuf ma = STRBUF_INIT, mb = STRBUF_INIT;
+	struct strbuf sa = STRBUF_INIT, sb = STRBUF_INIT;
 	char *why = NULL;
 
-	if (!sa || !sb || sqlite3_step(sa) != SQLITE_ROW ||
-	    sqlite3_step(sb) != SQLITE_ROW)
+	if (run_load(&pg->db, a, &ra) < 0 || run_load(&pg->db, b, &rb) < 0) {
 		why = xstrdup("cannot read the runs");
-	else if (strcmp(db_col_text(sa, 0), db_col_text(sb, 0)))
+		goto out;
+	}
+	strbuf_addf(&ma, "%s, clock %s", ra.accel, ra.clock);
+	strbuf_addf(&mb, "%s, clock %s", rb.accel, rb.clock);
+	run_setup_shape(&ra, &sa);
+	run_setup_shape(&rb, &sb);
+	if (strcmp(ma.buf, mb.buf))
 		why = xstrfmt("run #%lld (%s) and run #%lld (%s) were measured "
 			      "in different modes: they are never compared", a,
-			      db_col_text(sa, 0), b, db_col_text(sb, 0));
-	else if (strcmp(db_col_text(sa, 1), db_col_text(sb, 1)))
+			      ma.buf, b, mb.buf);
+	else if (strcmp(sa.buf, sb.buf))
 		why = xstrfmt("run #%lld (%s) and run #%lld (%s) measured "
 			      "different set-ups: they are not compared", a,
-			      db_col_text(sa, 1), b, db_col_text(sb, 1));
-	sqlite3_finalize(sa);
-	sqlite3_finalize(sb);
+			      sa.buf, b, sb.buf);
+out:
+	run_row_release(&ra);
+	run_row_release(&rb);
+	strbuf_release(&ma);
+	strbuf_release(&mb);
+	strbuf_release(&sa);
+	strbuf_release(&sb);
 	return why;
 }
 
 static void compare_side(struct page *pg, const char *role, long long id)
 {
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT label, kernel_release, (SELECT count(*) FROM boots WHERE "
-		"run_id = runs.id AND status = 'ok') FROM runs WHERE id = ?",
-		"i", id);
+	struct run_row r = { 0 };
 
 	strbuf_addf(&pg->out, "<tr><th>%s</th><td><a href=\"/run/%lld\">run "
 		    "#%lld</a> ", role, id, id);
-	if (st && sqlite3_step(st) == SQLITE_ROW) {
-		h(pg, db_col_text(st, 0));
+	if (run_load(&pg->db, id, &r) == 0) {
+		h(pg, r.label);
 		strbuf_addstr(&pg->out, " (kernel ");
-		h(pg, db_col_text(st, 1));
-		strbuf_addf(&pg->out, ", %d ok boot(s))",
-			    sqlite3_column_int(st, 2));
+		h(pg, r.release);
+		strbuf_addf(&pg->out, ", %d ok boot(s))", r.ok_boots);
+		run_row_release(&r);
 	}
 	strbuf_addstr(&pg->out, "</td></tr>\n");
-	sqlite3_finalize(st);
 }
 
 static void add_side_cells(struct page *pg, const struct summary *s)
@@ -1410,35 +1372,21 @@ static void add_side_cells(struct page *pg, const struct summary *s)
 	strbuf_addstr(&pg->out, "</td>");
 }
 
-/* per-boot medians of one metric of one run, x = boot index */
+/* per-boot medians of one metric of one run (run_units()), x = the
+ * ok boots in order */
 static void load_boot_medians(struct page *pg, long long run,
 			      const struct metric_comparison *m, double dx,
 			      struct plot_line *l)
 {
-	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT b.idx, s.value FROM samples s JOIN boots b ON b.id = "
-		"s.boot_id WHERE s.run_id = ? AND s.workload = ? AND s.variant "
-		"= ? AND s.metric = ? AND b.status = 'ok' ORDER BY b.idx, "
-		"s.iteration", "ittt", run, m->workload, m->variant, m->metric);
-	struct values vs = { 0 };
-	int idx = -1, rc;
+	struct unit_values u = UNIT_VALUES_INIT;
+	size_t i;
 
-	if (!st)
+	if (run_units(&pg->db, run, m->workload, m->variant, m->metric, 1,
+		      &u) < 0)
 		return;
-	do {
-		rc = sqlite3_step(st);
-		if ((rc != SQLITE_ROW || sqlite3_column_int(st, 0) != idx) &&
-		    vs.nr) {
-			plot_point(l, idx + dx, median_of(&vs));
-			vs.nr = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		idx = sqlite3_column_int(st, 0);
-		values_add(&vs, sqlite3_column_double(st, 1));
-	} while (1);
-	sqlite3_finalize(st);
-	free(vs.v);
+	for (i = 0; i < u.nr; i++)
+		plot_point(l, i + dx, u.v[i]);
+	unit_values_release(&u);
 }
 
 static void compare_plot(struct page *pg, const struct run_comparison *rc)
@@ -2088,7 +2036,15 @@ static int page_store(struct page *pg, const char *rel)
 	struct renderer *r = (struct renderer *)pg->r;
 	int ret = 0;
 
-	if (pg->status == 200) {
+	if (pg->status == 200 && pg->plots) {
+		struct held_page *hp;
+
+		ALLOC_GROW(r->held, r->held_nr + 1, r->held_alloc);
+		hp = &r->held[r->held_nr++];
+		hp->rel = xstrdup(rel);
+		hp->out = pg->out;	/* handed over */
+		strbuf_init(&pg->out, 0);
+	} else if (pg->status == 200) {
 		ret = store(r, rel, &pg->out);
 	} else if (pg->status == 404) {
 		char *path = xstrfmt("%s/%s", r->www, rel);
@@ -2103,6 +2059,108 @@ static int page_store(struct page *pg, const char *rel)
 	}
 	strbuf_release(&pg->out);
 	return ret;
+}
+
+/* remove the batch's files */
+static void plots_clean(struct renderer *r)
+{
+	DIR *d = r->plot_dir ? opendir(r->plot_dir) : NULL;
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = xstrfmt("%s/%s", r->plot_dir, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	if (r->plot_dir)
+		rmdir(r->plot_dir);
+	free(r->plot_dir);
+	r->plot_dir = NULL;
+	r->plot_nr = 0;
+	strbuf_reset(&r->plot_gp);
+}
+
+/* one gnuplot for the batch, then the held pages with their plots */
+static int plots_flush(struct renderer *r)
+{
+	struct strbuf why = STRBUF_INIT, svg = STRBUF_INIT;
+	struct strbuf page = STRBUF_INIT;
+	int errors = 0, rc = 0;
+	size_t i;
+
+	if (r->plot_nr) {
+		char *gp_p = xstrfmt("%s/all.gp", r->plot_dir);
+		char *log_p = xstrfmt("%s/log", r->plot_dir);
+		const char *argv[] = { r->gnuplot, "-d", gp_p, NULL };
+		struct child_process cmd = CHILD_PROCESS_INIT;
+
+		if (write_file(gp_p, r->plot_gp.buf, r->plot_gp.len) < 0) {
+			rc = -1;
+			strbuf_addstr(&why, "no plot: cannot write its input");
+		} else {
+			cmd.argv = argv;
+			cmd.log_path = log_p;
+			cmd.timeout_s = PLOT_TIMEOUT + 2 * r->plot_nr;
+			rc = run_command(&cmd);
+			log_debug("render: gnuplot drew %d plot(s) in %.0f ms",
+				  r->plot_nr, (now_s() - cmd.start_s) * 1e3);
+		}
+		if (rc > 0) {
+			struct strbuf log = STRBUF_INIT;
+
+			strbuf_read_file(&log, log_p, 0);
+			strbuf_trim(&log);
+			strbuf_addf(&why, "no plot: gnuplot failed (exit %d)%s%s",
+				    rc, log.len ? ": " : "", log.buf);
+			strbuf_release(&log);
+		}
+		free(gp_p);
+		free(log_p);
+	}
+	for (i = 0; i < r->held_nr; i++) {
+		struct held_page *hp = &r->held[i];
+		const char *p = hp->out.buf, *mark;
+
+		strbuf_reset(&page);
+		while ((mark = strchr(p, PLOT_MARK))) {
+			char *end, *path;
+			long n = strtol(mark + 1, &end, 10);
+			const char *start;
+
+			strbuf_add(&page, p, mark - p);
+			path = xstrfmt("%s/%ld.svg", r->plot_dir ? r->plot_dir :
+				       "/nonexistent", n);
+			strbuf_reset(&svg);
+			if (strbuf_read_file(&svg, path, 0) >= 0 &&
+			    (start = strstr(svg.buf, "<svg"))) {
+				strbuf_addstr(&page, start);
+			} else {
+				strbuf_addstr(&page, "<p class=\"note\" "
+					      "id=\"noplot\">");
+				html_esc(&page, why.len ? why.buf :
+					 "no plot: gnuplot wrote no SVG");
+				strbuf_addstr(&page, "</p>");
+			}
+			free(path);
+			p = *end == PLOT_MARK + 1 ? end + 1 : end;
+		}
+		strbuf_addstr(&page, p);
+		errors += store(r, hp->rel, &page) < 0;
+		free(hp->rel);
+		strbuf_release(&hp->out);
+	}
+	r->held_nr = 0;
+	plots_clean(r);
+	strbuf_release(&why);
+	strbuf_release(&svg);
+	strbuf_release(&page);
+	return errors ? -1 : 0;
 }
 
 /* www/metric/W/M/v=VARIANT.html, VARIANT as url_esc() writes it */
@@ -2358,6 +2416,7 @@ static int render_all(struct renderer *r)
 	for (i = 0; i < ks.nr; i++)
 		errors += render_key(r, ks.k[i]) < 0;
 	keyset_release(&ks);
+	errors += plots_flush(r) < 0;
 	return errors ? -1 : 0;
 }
 
@@ -2446,6 +2505,7 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 	struct strbuf css = STRBUF_INIT;
 
 	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->plot_gp, 0);
 	if (db_open(&r->db, cfg->db_path) < 0)
 		return -1;
 	sqlite3_busy_timeout(r->db.handle, WEB_BUSY_MS);
@@ -2470,6 +2530,9 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 
 static void renderer_release(struct renderer *r)
 {
+	plots_clean(r);
+	strbuf_release(&r->plot_gp);
+	free(r->held);
 	db_close(&r->db);
 	free(r->www);
 	free(r->gnuplot);
@@ -2528,6 +2591,7 @@ static int render_pass(struct renderer *r, int all)
 	}
 	for (i = 0; i < ks.nr; i++)
 		errors += render_key(r, ks.k[i]) < 0;
+	errors += plots_flush(r) < 0;
 	if (ks.nr)
 		prune_ondemand(r);
 	/* a page that failed stays dirty: its row is kept */
@@ -2551,12 +2615,15 @@ int render_pages(const struct mmci_config *cfg, int all, int *written)
 	struct renderer r;
 	int ret;
 
+	double t0 = now_s();
+
 	if (renderer_open(&r, cfg) < 0)
 		return -1;
 	ret = render_pass(&r, all);
 	if (written)
 		*written = r.pages;
-	log_info("render: %d page(s) written, %d unchanged", r.pages, r.same);
+	log_info("render: %d page(s) written, %d unchanged, in %.0f ms",
+		 r.pages, r.same, (now_s() - t0) * 1e3);
 	renderer_release(&r);
 	return ret;
 }
