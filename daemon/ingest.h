@@ -39,20 +39,23 @@ void loaded_series_release(struct loaded_series *ls);
 int ingest_load_stored(struct db *db, long long series_id,
 		       struct loaded_series *ls);
 
-/* inflated bytes of one mbox at most: a gzip bomb stops here */
+/* inflated bytes of one mbox at most: gzip data beyond it is refused */
 #define INGEST_MAX_MBOX_SIZE (1ull << 30)
 
 /**
  * mbox_read_file() - read an mbox, inflating it if it is gzip data
  * @path: plain mbox/.eml, or gzip (recognised by its magic, not its name)
  * @out: the mbox
- * @damage: out, why the gzip data stopped early (truncated, corrupt, over
- *          INGEST_MAX_MBOX_SIZE); empty when it is whole
+ * @damage: out, why the gzip data stopped early (truncated, corrupt,
+ *          garbage after it); empty when it is whole
  *
  * A damaged gzip is not a failure: @out holds what was inflated before the
- * damage and @damage says what happened.
+ * damage and @damage says what happened. Gzip data that inflates to more
+ * than INGEST_MAX_MBOX_SIZE is (a gzip bomb): it is counted through a
+ * small buffer, never held, and refused.
  *
- * Return: 0, or -1 after error() if @path cannot be read.
+ * Return: 0, or -1 after error() if @path cannot be read or inflates to
+ * more than INGEST_MAX_MBOX_SIZE.
  */
 int mbox_read_file(const char *path, struct strbuf *out,
 		   struct strbuf *damage);
