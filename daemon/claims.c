@@ -488,7 +488,7 @@ static const char *const trail_stop[] = {
 	"were", "be", "been", "approximately", "approx", "roughly", "around",
 	"nearly", "almost", "over", "up", "and", "with", "at", "than", "some",
 	"as", "much", "least", "more", "circa", "takes", "took", "in", "on",
-	NULL,
+	"or", NULL,
 };
 
 static int is_trim_punct(int c)
@@ -1090,7 +1090,9 @@ static const struct {
 	{ "memmap", "memmap" }, { "vmap", "vmap" }, { "vunmap", "vunmap" },
 	{ "vmalloc", "vmalloc" }, { "vfree", "vfree" },
 	{ "ioremap", "ioremap" }, { "iounmap", "iounmap" },
-	{ "kmem", "kmem" }, { "hotplug", "hotplug" }, { "unplug", "unplug" },
+	{ "kmem", "kmem" }, { "dax-kmem", "kmem" }, { "daxctl", "kmem" },
+	{ "system-ram", "kmem" }, { "hotplug", "hotplug" },
+	{ "unplug", "unplug" },
 	{ "plug", "plug" }, { "online", "online" }, { "offline", "offline" },
 };
 
@@ -1854,14 +1856,41 @@ static void scan_init(struct extract *ex, struct scan *sc, const char *s,
 	sc->context = ex->context.buf;
 }
 
+static const char *const op_words[] = {
+	"memmap", "online", "offline", "plug", "unplug", "hotplug", NULL,
+};
+
+/* remove the operations from a list of context words: the workloads stay */
+static void drop_ops(struct strbuf *words)
+{
+	struct strbuf keep = STRBUF_INIT;
+	const char *p = words->buf;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char w[WORD_MAX];
+
+		while (*p == ' ') {
+			p++;
+			n--;
+		}
+		if (n && n < WORD_MAX) {
+			memcpy(w, p, n);
+			w[n] = '\0';
+			if (!word_in(w, op_words))
+				strbuf_addf(&keep, "%s%s", keep.len ? ", " : "",
+					    w);
+		}
+		p += n + (p[n] == ',');
+	}
+	strbuf_reset(words);
+	strbuf_addbuf(words, &keep);
+	strbuf_release(&keep);
+}
+
 /* @words of a block's paragraph; only the operations if @ops_only */
 static void block_context(struct strbuf *ctx, const char *words, int ops_only)
 {
-	static const char *const ops[] = {
-		"memmap", "online", "offline", "plug", "unplug", "hotplug",
-		NULL,
-	};
-
 	while (words && *words) {
 		size_t n = strcspn(words, ",");
 		char w[WORD_MAX];
@@ -1873,7 +1902,7 @@ static void block_context(struct strbuf *ctx, const char *words, int ops_only)
 		if (n && n < WORD_MAX) {
 			memcpy(w, words, n);
 			w[n] = '\0';
-			if (!ops_only || word_in(w, ops))
+			if (!ops_only || word_in(w, op_words))
 				strbuf_addf(ctx, "%s%s", ctx->len ? ", " : "",
 					    w);
 		}
@@ -1918,6 +1947,7 @@ static int block_line(struct extract *ex, const char *s, size_t len,
 	}
 	b->lineno = lineno;
 	add_context_words(&words, label.buf, label.len);
+	drop_ops(&words);
 	if (b->state == 1) {
 		if (b->nr == BLOCK_MAX) {
 			strbuf_release(&label);
@@ -2077,7 +2107,6 @@ static void body_line(struct extract *ex, const char *s, size_t len,
 		strbuf_reset(&ex->sentence);
 		return;
 	}
-	note_setup(ex, s, len);
 	if (starts_item(s, len))
 		strbuf_reset(&ex->sentence);
 	if (ex->sentence.len) {
@@ -2088,6 +2117,7 @@ static void body_line(struct extract *ex, const char *s, size_t len,
 		sc.s = win.buf;
 		sc.len = win.len;
 	}
+	note_setup(ex, sc.s, sc.len);
 	scan_before_after(&sc);
 	if (!sc.ba_seen)
 		scan_relative(&sc);
