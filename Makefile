@@ -155,13 +155,20 @@ BENCH_ARGS ?= --kernel $(BENCH_KERNEL) --nvdimm 16G --iters 10 --boots 12 \
 bench: setup
 	$(MAKE) all
 	./mmci bench $(BENCH_ARGS)
+	sh bench/web.sh
+
+# the web pages at 10,000 runs (bench/web.sh): rendering a finished job's
+# pages, latency with 200 slow clients, 50 clients at once; loopback, no
+# VM. BENCH_WEB_BEFORE=path/to/older/mmci measures that binary as well.
+bench-web: all
+	sh bench/web.sh
 
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
 		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
 	$(RM) -r build-sanitize
 
-.PHONY: all setup check test test-long demo bench clean
+.PHONY: all setup check test test-long demo bench bench-web clean
 -include $(OUT)daemon/*.d $(OUT)tests/unit/*.d
 
 # make install: the binary and every file it reads at run time go to
