@@ -178,6 +178,64 @@ test_expect 'the migration merges the copies the race stored' '
 	       ingested_at) VALUES (\"x\", \"aaaa\", 1, 0)"
 '
 
+# a thread of 200 patches: its ingest takes long enough to be killed in
+big_mbox() {
+	i=1
+	while [ $i -le 200 ]; do
+		cat <<EOF
+From mmci@z Thu Jan  1 00:00:00 1970
+From: A U Thor <author@example.org>
+Subject: [PATCH $i/200] mm: step $i
+Message-ID: <big.$i@example.org>
+In-Reply-To: <big.1@example.org>
+Date: Mon, 3 Mar 2025 10:00:00 +0000
+
+step $i
+
+Signed-off-by: A U Thor <author@example.org>
+---
+diff --git a/mm/f$i.c b/mm/f$i.c
+--- a/mm/f$i.c
++++ b/mm/f$i.c
+@@ -1 +1 @@
+-old $i
++new $i
+
+EOF
+		i=$((i + 1))
+	done
+}
+
+test_expect 'kill -9 during ingest, 20 times: all or nothing, never corrupt' '
+	rm -f mmci.db mmci.db-wal mmci.db-shm &&
+	big_mbox > big.mbox &&
+	"$MMCI" init --no-tree > /dev/null &&
+	for k in $(seq 20); do
+		# another thread each time, so that each ingest writes
+		sed "s/<big\./<big$k./" big.mbox > big.$k.mbox &&
+		"$MMCI" ingest big.$k.mbox > /dev/null 2>&1 &
+		pid=$!
+		sleep "$(printf "0.%03d" $((k * 37 % 400 + 5)))"
+		kill -9 $pid 2>/dev/null || :
+		wait $pid 2>/dev/null || :
+		[ "$(sql "PRAGMA integrity_check")" = ok ] ||
+			{ echo "kill $k: integrity_check failed"; exit 1; }
+		# a thread is stored whole or not at all
+		[ "$(sql "SELECT count(*) FROM messages")" = \
+		  "$(sql "SELECT coalesce(sum(nr_messages), 0) FROM threads")" ] &&
+		[ "$(sql "SELECT count(*) FROM patches")" = \
+		  "$(sql "SELECT coalesce(sum(nr_found), 0) FROM series")" ] ||
+			{ echo "kill $k: a partial thread"; exit 1; }
+	done &&
+	echo "threads stored before their kill: $(sql "SELECT count(*) FROM threads") of 20" &&
+	for k in $(seq 20); do
+		"$MMCI" ingest big.$k.mbox > /dev/null || exit 1
+	done &&
+	[ "$(sql "SELECT count(*) FROM series")" = 20 ] &&
+	[ "$(sql "SELECT count(*) FROM patches")" = 4000 ] &&
+	[ "$(sql "PRAGMA integrity_check")" = ok ]
+'
+
 test_expect 'a tree and a series that applies to one base, not another' '
 	rm -f mmci.db mmci.db-wal mmci.db-shm &&
 	git init -q repo && cd repo &&
