@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -2633,6 +2634,11 @@ int render_loop(const struct mmci_config *cfg, pid_t parent,
 {
 	struct renderer r;
 
+	/* a server killed with -9 takes its worker along, even mid-render
+	 * (the watcher thread that spawned it lives as long as the server) */
+	if (parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 ||
+		       getppid() != parent))
+		return error("render: the server %ld is gone", (long)parent);
 	if (renderer_open(&r, cfg) < 0)
 		return -1;
 	log_info("render: watching %s for pages to write", cfg->db_path);

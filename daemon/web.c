@@ -24,6 +24,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -353,14 +354,29 @@ static void render_spawn(struct web_server *ws)
 	char parent[32];
 	const char *argv[] = { ws->exe, "web", "--render-loop", parent, NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
 	pid_t pid;
 	int rc;
 
 	xsnprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = posix_spawn(&pid, ws->exe, &fa, NULL, (char **)argv,
+	/* whatever the caller blocks or ignores, SIGTERM ends the worker */
+	sigemptyset(&none);
+	sigemptyset(&deflt);
+	sigaddset(&deflt, SIGTERM);
+	sigaddset(&deflt, SIGINT);
+	sigaddset(&deflt, SIGHUP);
+	sigaddset(&deflt, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawn(&pid, ws->exe, &fa, &attr, (char **)argv,
 			 ws->render_env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc) {
 		errno = rc;
@@ -577,8 +593,18 @@ void web_stop(struct web_server *ws)
 	if (ws->have_watcher)
 		pthread_join(ws->watcher, NULL);
 	if (ws->render_pid > 0) {
+		int i;
+
 		kill(ws->render_pid, SIGTERM);
-		waitpid(ws->render_pid, NULL, 0);
+		for (i = 0; i < 50 && !waitpid(ws->render_pid, NULL, WNOHANG);
+		     i++)
+			usleep(100 * 1000);
+		if (i == 50) {
+			log_warnx("web: the render worker %ld ignores SIGTERM; "
+				  "SIGKILL", (long)ws->render_pid);
+			kill(ws->render_pid, SIGKILL);
+			waitpid(ws->render_pid, NULL, 0);
+		}
 	}
 	if (ws->www_fd >= 0)
 		close(ws->www_fd);
