@@ -35,6 +35,25 @@ test_expect 'mmci web --render writes the pages of 20 runs and a series' '
 	"$MMCI" web --render > again && grep -q "^mmci web: 0 page(s)" again
 '
 
+stop_watch() {
+	[ -s "$TRASH/watch.pid" ] && kill "$(cat "$TRASH/watch.pid")" 2>/dev/null
+	return 0
+}
+test_atexit stop_watch
+
+test_expect 'mmci web --render --watch writes a change within seconds' '
+	set +e; "$MMCI" web --all 2> usage; rc=$?; set -e &&
+	[ $rc = 129 ] && grep -q "^usage: mmci web" usage &&
+	{ "$MMCI" web --render --watch > watch.out 2> watch.err &
+	  echo $! > watch.pid; } &&
+	sql "UPDATE series SET title = \"watched <title>\" WHERE id = 1" &&
+	i=0 && until grep -q "watched &lt;title&gt;" "$MMCI_DATA/www/series/1.html"
+	do i=$((i + 1)); [ $i -lt 100 ] || { cat watch.err; exit 1; }
+	   sleep 0.1; done &&
+	web_rendered &&
+	kill "$(cat watch.pid)" && : > watch.pid
+'
+
 test_expect 'nginx starts with the site file, on a loopback port' '
 	port=$(python3 -c "import socket; s = socket.socket();
 s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
