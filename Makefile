@@ -224,7 +224,7 @@ install: all
 	if [ -e '$(MMCI_CONF)' ]; then \
 		echo 'keeping $(MMCI_CONF)'; \
 	else \
-		$(INSTALL) -m 640 systemd/mmci.conf.example '$(MMCI_CONF)'; \
+		$(INSTALL) -m 600 systemd/mmci.conf.example '$(MMCI_CONF)'; \
 	fi
 	if [ -z '$(DESTDIR)' ] && [ -d '$(SYSTEMD_RUNDIR)' ]; then \
 		$(SYSTEMCTL) daemon-reload; \

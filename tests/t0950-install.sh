@@ -57,7 +57,7 @@ EXPECTED="
 644 $PREFIX/lib/systemd/system/mmci.service
 644 $PREFIX/lib/systemd/system/mmci-nightly.service
 644 $PREFIX/lib/systemd/system/mmci-nightly.timer
-640 /etc/mmci/mmci.conf
+600 /etc/mmci/mmci.conf
 $(cd "$SRC" && for f in kernel-patches/config/*.config; do
 	echo "644 $PREFIX/lib/mmci/$f"
 done)
