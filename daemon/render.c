@@ -64,6 +64,7 @@ struct run_values {
 struct renderer {
 	struct db db;		/* read-write: pages_dirty */
 	char *www;		/* <data>/www, absolute */
+	char *db_real;		/* the database's absolute path */
 	char *gnuplot;		/* absolute path, NULL when not installed */
 	int pages;		/* files written (changed) */
 	int same;		/* files rendered unchanged */
@@ -2510,6 +2511,7 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 	if (db_open(&r->db, cfg->db_path) < 0)
 		return -1;
 	sqlite3_busy_timeout(r->db.handle, WEB_BUSY_MS);
+	r->db_real = real_path(cfg->db_path);
 	r->www = data_path(cfg, "www");
 	r->gnuplot = find_in_path("gnuplot");
 	if (!r->gnuplot)
@@ -2535,6 +2537,7 @@ static void renderer_release(struct renderer *r)
 	strbuf_release(&r->plot_gp);
 	free(r->held);
 	db_close(&r->db);
+	free(r->db_real);
 	free(r->www);
 	free(r->gnuplot);
 }
@@ -2556,7 +2559,7 @@ static int render_pass(struct renderer *r, int all)
 	struct keyset ks = { 0 };
 	sqlite3_stmt *st;
 	char *version = xstrfmt("%s/.version", r->www);
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
 	int errors = 0, rc;
 
 	st = db_query(&r->db, "SELECT key, gen FROM pages_dirty", "");
@@ -2574,18 +2577,35 @@ static int render_pass(struct renderer *r, int all)
 	sqlite3_finalize(st);
 	if (rc < 0)
 		errors++;
+	/* the layout, and the database the pages are of: a data directory
+	 * that another database rendered into (tests share one) is redone */
+	strbuf_addf(&want, "%d %s\n", RENDER_VERSION, r->db_real);
 	if (strbuf_read_file(&sb, version, 0) < 0 ||
-	    atoi(sb.buf) != RENDER_VERSION)
+	    strcmp(sb.buf, want.buf)) {
+		/* nothing of another layout or database stays, the cache
+		 * of run values least of all */
+		static const char *const dirs[] = {
+			"run", "series", "compare", "ondemand", "metric",
+			".cache",
+		};
+		size_t d;
+
+		for (d = 0; d < ARRAY_SIZE(dirs); d++) {
+			char *p = xstrfmt("%s/%s", r->www, dirs[d]);
+
+			if (remove_tree(p) < 0)
+				errors++;
+			free(p);
+		}
 		all = 1;
+	}
 	if (store_ids(r) < 0)
 		errors++;
 	read_queue(r, &ks);
 	if (all) {
 		errors += render_all(r) < 0;
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%d\n", RENDER_VERSION);
 		if (!errors)
-			errors += store(r, ".version", &sb) < 0;
+			errors += store(r, ".version", &want) < 0;
 	} else {
 		for (i = 0; i < nr; i++)
 			expand_key(r, &ks, rows[i].key);
@@ -2607,6 +2627,7 @@ static int render_pass(struct renderer *r, int all)
 	keyset_release(&ks);
 	strbuf_release(&sb);
 	free(version);
+	strbuf_release(&want);
 	memo_release(r);
 	return errors ? -1 : 0;
 }

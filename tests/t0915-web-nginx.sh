@@ -35,6 +35,20 @@ test_expect 'mmci web --render writes the pages of 20 runs and a series' '
 	"$MMCI" web --render > again && grep -q "^mmci web: 0 page(s)" again
 '
 
+test_expect 'a data directory another database rendered into is redone' '
+	MMCI_DB="$TRASH/other.db" "$MMCI" init --no-tree &&
+	sh "$SRC/bench/web-gen.sh" "$TRASH/other.db" 5 1 100 1 &&
+	sh "$SRC/bench/web-gen.sh" --finish "$TRASH/other.db" &&
+	MMCI_DB="$TRASH/other.db" "$MMCI" web --render 2> other.err &&
+	grep -q "rendering every page" other.err &&
+	grep -q " $TRASH/other.db$" "$MMCI_DATA/www/.version" &&
+	[ -s "$MMCI_DATA/www/run/5.html" ] && [ ! -e "$MMCI_DATA/www/run/6.html" ] &&
+	"$MMCI" web --render 2> back.err &&
+	grep -q "rendering every page" back.err &&
+	grep -q " $TRASH/mmci.db$" "$MMCI_DATA/www/.version" &&
+	[ -s "$MMCI_DATA/www/run/20.html" ]
+'
+
 stop_watch() {
 	[ -s "$TRASH/watch.pid" ] && kill "$(cat "$TRASH/watch.pid")" 2>/dev/null
 	return 0
