@@ -66,6 +66,7 @@ struct renderer {
 	char *www;		/* <data>/www, absolute */
 	char *db_real;		/* the database's absolute path */
 	char *gnuplot;		/* absolute path, NULL when not installed */
+	int watching;		/* render_loop(): passes so far */
 	int pages;		/* files written (changed) */
 	int same;		/* files rendered unchanged */
 	struct run_values *memo;	/* this pass's run values, by run */
@@ -1942,6 +1943,7 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
 				 * older ones on demand */
 #define RENDER_ONDEMAND_MAX 500	/* on-demand compare pages kept */
 #define RENDER_QUEUE_MAX 64	/* requests queued per pass */
+#define RENDER_RUNNING_S 5	/* s between pages of a running run */
 
 /* a list of page keys, each once */
 struct keyset {
@@ -2602,6 +2604,16 @@ static int render_pass(struct renderer *r, int all)
 	if (store_ids(r) < 0)
 		errors++;
 	read_queue(r, &ks);
+	/* a running run's console log grows without a write to the
+	 * database: its page is redone every RENDER_RUNNING_S */
+	if (r->watching && r->watching++ % RENDER_RUNNING_S == 0) {
+		st = db_query(&r->db, "SELECT id FROM runs WHERE status = "
+			      "'running'", "");
+		while (st && db_step(&r->db, st) == DB_ROW)
+			keyset_add(&ks, xstrfmt("run/%lld", (long long)
+						sqlite3_column_int64(st, 0)));
+		sqlite3_finalize(st);
+	}
 	if (all) {
 		errors += render_all(r) < 0;
 		if (!errors)
@@ -2663,6 +2675,7 @@ int render_loop(const struct mmci_config *cfg, pid_t parent,
 	if (renderer_open(&r, cfg) < 0)
 		return -1;
 	log_info("render: watching %s for pages to write", cfg->db_path);
+	r.watching = 1;
 	while (!*stop && (!parent || getppid() == parent)) {
 		int before = r.pages;
 

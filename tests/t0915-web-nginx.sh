@@ -55,7 +55,7 @@ stop_watch() {
 }
 test_atexit stop_watch
 
-test_expect 'mmci web --render --watch writes a change within seconds' '
+test_expect 'mmci web --render --watch: a change, a growing console log' '
 	set +e; "$MMCI" web --all 2> usage; rc=$?; set -e &&
 	[ $rc = 129 ] && grep -q "^usage: mmci web" usage &&
 	{ "$MMCI" web --render --watch > watch.out 2> watch.err &
@@ -65,6 +65,21 @@ test_expect 'mmci web --render --watch writes a change within seconds' '
 	do i=$((i + 1)); [ $i -lt 100 ] || { cat watch.err; exit 1; }
 	   sleep 0.1; done &&
 	web_rendered &&
+	# a running run: its console log grows, the database stays as it is
+	echo "first line" > live.log &&
+	sql "INSERT INTO runs (id, label, kernel, kernel_release, modules_root,
+	     workloads, params, accel, clock, vcpus, ram_mib, nvdimm_mib,
+	     backing, host, initrd, status, started_at) VALUES (21, \"live\",
+	     \"/k\", \"6.12\", \"/m\", \"fsdax\", \"{}\", \"kvm\", \"wall\", 1,
+	     1280, 2048, \"tmpfs\", \"h\", \"/i\", \"running\", 1800000000);
+	     INSERT INTO boots (run_id, idx, status, console_log, started_at)
+	     VALUES (21, 0, \"running\", \"$TRASH/live.log\", 1800000000)" &&
+	i=0 && until grep -q "first line" "$MMCI_DATA/www/run/21.html" 2>/dev/null
+	do i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	echo "a later line <b>" >> live.log &&
+	i=0 && until grep -q "a later line &lt;b&gt;" "$MMCI_DATA/www/run/21.html"
+	do i=$((i + 1)); [ $i -lt 100 ] || { cat watch.err; exit 1; }
+	   sleep 0.1; done &&
 	kill "$(cat watch.pid)" && : > watch.pid
 '
 
