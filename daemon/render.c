@@ -246,6 +246,20 @@ static void metric_href(struct page *pg, const char *workload,
 	}
 }
 
+/*
+ * The next row of a page's query: 1, or 0 at the end and after an error;
+ * an error also marks the page failed, so that page_store() keeps the
+ * old file rather than store a page cut short.
+ */
+static int page_step(struct page *pg, sqlite3_stmt *st)
+{
+	int rc = db_step(&pg->db, st);
+
+	if (rc < 0 && pg->status == 200)
+		pg->status = 500;
+	return rc == DB_ROW;
+}
+
 /* ---- page frame ------------------------------------------------------ */
 
 static void page_begin(struct page *pg, const char *title)
@@ -557,7 +571,7 @@ static void index_runs(struct page *pg)
 	strbuf_addstr(&pg->out, "<table id=\"runs\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		long long id = sqlite3_column_int64(st, 0);
 
 		strbuf_addf(&pg->out, "<tr id=\"run-%lld\"><td><a href=\"/run/"
@@ -597,7 +611,7 @@ static void index_jobs(struct page *pg)
 	strbuf_addstr(&pg->out, "<table id=\"jobs\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		long long series = sqlite3_column_int64(st, 6);
 
 		rows++;
@@ -639,7 +653,7 @@ static void index_series(struct page *pg)
 	strbuf_addstr(&pg->out, "<table id=\"series\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		long long id = sqlite3_column_int64(st, 0);
 
 		strbuf_addf(&pg->out, "<tr><td><a href=\"/series/%lld\">#%lld"
@@ -1022,7 +1036,7 @@ static void run_page_boots(struct page *pg, long long id)
 	strbuf_addstr(&pg->out, "<table id=\"boots\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		int idx = sqlite3_column_int(st, 0);
 
 		strbuf_addf(&pg->out, "<tr><td>%d</td>", idx);
@@ -1083,7 +1097,7 @@ static void run_metrics(struct page *pg, long long id)
 	do {
 		int same;
 
-		rc = sqlite3_step(st);
+		rc = page_step(pg, st) ? SQLITE_ROW : SQLITE_DONE;
 		same = rc == SQLITE_ROW && w &&
 		       !strcmp(w, db_col_text(st, 0)) &&
 		       !strcmp(v, db_col_text(st, 1)) &&
@@ -1165,7 +1179,7 @@ static void run_events(struct page *pg, long long id)
 	strbuf_addstr(&pg->out, "<table id=\"events\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		strbuf_addstr(&pg->out, "<tr class=\"ev-");
 		url_esc(&pg->out, db_col_text(st, 3));
 		strbuf_addstr(&pg->out, "\">");
@@ -1571,7 +1585,7 @@ static void series_patches(struct page *pg, long long id)
 	strbuf_addstr(&pg->out, "<table id=\"patches\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		strbuf_addf(&pg->out, "<tr><td class=\"num\">%d</td>",
 			    sqlite3_column_int(st, 0));
 		td(pg, db_col_text(st, 1));
@@ -1615,7 +1629,7 @@ static void series_runs(struct page *pg, long long id)
 	strbuf_addstr(&pg->out, "<table id=\"series-runs\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (page_step(pg, st)) {
 		long long run = sqlite3_column_int64(st, 0);
 		long long base = sqlite3_column_int64(st, 8);
 
@@ -1692,13 +1706,20 @@ static void page_series(struct page *pg, long long id)
 	struct strbuf t = STRBUF_INIT;
 	long long other;
 	char *title;
+	int rc;
 
 	if (!st) {
 		page_fail(pg, 500, "error",
 			  "cannot read the series");
 		return;
 	}
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	rc = db_step(&pg->db, st);
+	if (rc < 0) {
+		sqlite3_finalize(st);
+		page_fail(pg, 500, "error", "cannot read the series");
+		return;
+	}
+	if (rc == DB_DONE) {
 		sqlite3_finalize(st);
 		title = xstrfmt("no series #%lld", id);
 		not_found(pg, title);
@@ -2666,6 +2687,7 @@ int render_loop(const struct mmci_config *cfg, pid_t parent,
 		volatile sig_atomic_t *stop)
 {
 	struct renderer r;
+	struct stat first;
 
 	/* a server killed with -9 takes its worker along, even mid-render
 	 * (the watcher thread that spawned it lives as long as the server) */
@@ -2676,8 +2698,24 @@ int render_loop(const struct mmci_config *cfg, pid_t parent,
 		return -1;
 	log_info("render: watching %s for pages to write", cfg->db_path);
 	r.watching = 1;
+	if (stat(r.db_real, &first) < 0) {
+		renderer_release(&r);
+		return error_errno("cannot stat '%s'", cfg->db_path);
+	}
 	while (!*stop && (!parent || getppid() == parent)) {
 		int before = r.pages;
+		struct stat now;
+
+		/* a database restored or replaced under its name is another
+		 * file: a new worker opens it (the server or systemd starts
+		 * one); this one would keep writing the old file's pages */
+		if (stat(r.db_real, &now) < 0 || now.st_ino != first.st_ino ||
+		    now.st_dev != first.st_dev) {
+			renderer_release(&r);
+			return error("render: '%s' is no longer the database "
+				     "this worker opened; exiting",
+				     cfg->db_path);
+		}
 
 		if (render_pass(&r, 0) < 0)
 			log_warnx("render: a page failed; retrying in a second");

@@ -55,7 +55,7 @@ stop_watch() {
 }
 test_atexit stop_watch
 
-test_expect 'mmci web --render --watch: a change, a growing console log' '
+test_expect 'mmci web --render --watch: a change, a growing log, a new file' '
 	set +e; "$MMCI" web --all 2> usage; rc=$?; set -e &&
 	[ $rc = 129 ] && grep -q "^usage: mmci web" usage &&
 	{ "$MMCI" web --render --watch > watch.out 2> watch.err &
@@ -80,7 +80,13 @@ test_expect 'mmci web --render --watch: a change, a growing console log' '
 	i=0 && until grep -q "a later line &lt;b&gt;" "$MMCI_DATA/www/run/21.html"
 	do i=$((i + 1)); [ $i -lt 100 ] || { cat watch.err; exit 1; }
 	   sleep 0.1; done &&
-	kill "$(cat watch.pid)" && : > watch.pid
+	# a database restored under its name: this worker has the old file
+	sqlite3 "$MMCI_DB" "VACUUM INTO \"$TRASH/copy.db\"" &&
+	mv "$TRASH/copy.db" "$MMCI_DB" &&
+	i=0 && while kill -0 "$(cat watch.pid)" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 50 ] || exit 1; sleep 0.1; done &&
+	: > watch.pid &&
+	grep -q "^error: render: .*mmci.db. is no longer the database" watch.err
 '
 
 test_expect 'nginx starts with the site file, on a loopback port' '
