@@ -46,6 +46,18 @@ test_expect 'mmci web starts and renders every page' '
 	[ "$(code /compare/1/301)" = 404 ]
 '
 
+test_expect 'a compare page no page links: 503 with Refresh, then rendered' '
+	[ ! -e "$MMCI_DATA/www/compare/1-300.html" ] &&
+	curl -s -D h503 -o b503 "http://127.0.0.1:$(cat port)/compare/1/300" &&
+	head -n 1 h503 | grep -q " 503 " && grep -qi "^refresh: 2" h503 &&
+	grep -qi "^retry-after: 2" h503 && grep -q "being rendered" b503 &&
+	i=0 && until [ "$(code /compare/1/300)" = 200 ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	[ -s "$MMCI_DATA/www/ondemand/1-300.html" ] &&
+	curl -s "http://127.0.0.1:$(cat port)/compare/1/300" > c.html &&
+	$CHECK c.html "h1:run #1 vs run #300" minrows:comparison:5
+'
+
 test_expect '200 slow clients: every page request answered, within 1 s' '
 	$LOAD "$(cat port)" probe --slow 200 --interval 2 --requests 60 \
 		$PATHS > slow.json &&
