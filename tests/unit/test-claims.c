@@ -12,6 +12,12 @@
  * Our mails are in tests/fixtures/mbox (tests/fixtures/README.md); the real
  * mails of $MMCI_FIXTURES (default ../shared/fixtures/mbox) are an extra
  * whose case skips when the directory is absent (fixtures.h).
+ *
+ * Claims at their scale: the mails of the series mmci was built for, in
+ * ../shared/fixtures/reference (flattened list mails, a skip naming the
+ * directory when it is absent), and hotplug-claims-wordings-v3.mbox of our
+ * own: each claim with its values, size, machine and the metric it must
+ * match with at least CLAIM_MIN_SCORE (attribution.h).
  */
 #include <dirent.h>
 
