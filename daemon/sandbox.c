@@ -16,8 +16,10 @@
  */
 #include <errno.h>
 #include <ftw.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -46,13 +48,56 @@ int sandbox_kind_parse(const char *s, enum sandbox_kind *kind)
 	return 0;
 }
 
+/* is @cap in our effective set? (capget(2); no libcap) */
+static int have_cap(int cap)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
 const char *sandbox_build_user(void)
 {
+	static const struct {
+		int cap;
+		const char *name;
+	} need[] = {
+		{ CAP_SETUID, "CAP_SETUID" },	/* setpriv */
+		{ CAP_SETGID, "CAP_SETGID" },
+		{ CAP_CHOWN, "CAP_CHOWN" },	/* own_dirs() */
+		/* mmci writes into the build user's directories */
+		{ CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE" },
+	};
+	static int warned;
 	const char *v = getenv("MMCI_BUILD_USER");
+	struct strbuf missing = STRBUF_INIT;
+	size_t i;
 
 	if (geteuid())
 		return NULL;
-	return v && *v ? v : SANDBOX_BUILD_USER;
+	for (i = 0; i < ARRAY_SIZE(need); i++)
+		if (!have_cap(need[i].cap))
+			strbuf_addf(&missing, " %s", need[i].name);
+	if (!missing.len)
+		return v && *v ? v : SANDBOX_BUILD_USER;
+	/*
+	 * Root without them (systemd's CapabilityBoundingSet=) cannot hand
+	 * the build to another user: the sandbox runs as before, uid 0
+	 * outside without capabilities, and says so.
+	 */
+	if (!warned++)
+		log_warnx("mmci runs as root without%s: the build sandbox "
+			  "cannot change to the build user and runs as uid 0 "
+			  "outside (without capabilities), which can read "
+			  "root's files; grant those capabilities or run mmci "
+			  "as an unprivileged user", missing.buf);
+	strbuf_release(&missing);
+	return NULL;
 }
 
 const char *sandbox_describe(const struct sandbox *sb)
@@ -427,8 +472,11 @@ int sandbox_check(const struct sandbox *sb_arg)
 		      "bwrap needs unprivileged user namespaces (sysctl "
 		      "user.max_user_namespaces); set MMCI_BUILD_SANDBOX=none "
 		      "to build without a sandbox", code, out.buf);
-	else if (sb_arg->kind == SANDBOX_BWRAP && sandbox_build_user() &&
-		 strstr(out.buf, "Permission denied"))
+	else if (sb.drop && strstr(out.buf, "setpriv: "))
+		error("cannot change to the build user '%s' (exit %d): %s; "
+		      "set MMCI_BUILD_SANDBOX=none to build without a sandbox",
+		      sandbox_build_user(), code, out.buf);
+	else if (sb.drop && strstr(out.buf, "Permission denied"))
 		error("cannot start the build sandbox (bwrap, exit %d): %s; "
 		      "the build user '%s' must reach every directory the "
 		      "build uses (vm-images/host-setup.sh grants it the way "

@@ -74,7 +74,10 @@ int sandbox_kind_parse(const char *s, enum sandbox_kind *kind);
  * sandbox_build_user - the user the sandbox runs as when mmci runs as
  * root: MMCI_BUILD_USER, or SANDBOX_BUILD_USER when that is unset or empty.
  * Return: the name (points into the environment or is static), or NULL
- * when mmci does not run as root and the build keeps mmci's own uid.
+ * when mmci does not run as root and the build keeps mmci's own uid; NULL
+ * too, after a warning, for root without CAP_SETUID, CAP_SETGID,
+ * CAP_CHOWN or CAP_DAC_OVERRIDE (a systemd unit's bounding set): it
+ * cannot hand the build over, which then runs as before.
  */
 const char *sandbox_build_user(void);
 

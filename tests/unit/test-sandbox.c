@@ -17,8 +17,11 @@
  * those cases are skipped, with the reason.
  */
 #include <arpa/inet.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -433,6 +436,45 @@ out:
 	free(shadow);
 }
 
+/*
+ * Root without CAP_SETUID (as under mmci.service's bounding set) cannot
+ * change user: no build user, the sandbox as before. In a child, which
+ * drops the capability from its effective set.
+ */
+static void test_root_without_caps(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	int status = -1;
+	pid_t pid;
+
+	if (geteuid()) {
+		skip("root without CAP_SETUID", "needs root (make test)");
+		skip("root without CAP_SETUID", "needs root (make test)");
+		return;
+	}
+	ok(sandbox_build_user() != NULL, "root with every capability: a "
+	   "build user");
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		struct sandbox sb = SANDBOX_INIT;
+
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(2);
+		d[CAP_SETUID / 32].effective &= ~(1u << (CAP_SETUID % 32));
+		if (syscall(SYS_capset, &h, d) < 0)
+			_exit(3);
+		_exit(!sandbox_build_user() &&
+		      !strcmp(sandbox_describe(&sb),
+			      "bwrap, no network, uid 65534") ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	is_int(status, 0, "root without CAP_SETUID: none, uid 65534 as before");
+}
+
 int main(int argc, char **argv)
 {
 	struct sandbox sb = SANDBOX_INIT;
@@ -477,6 +519,7 @@ int main(int argc, char **argv)
 	test_none();
 	test_setup_failures();
 	test_build_user();
+	test_root_without_caps();
 
 	remove_tree(scratch);
 	free(scratch);
