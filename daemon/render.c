@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -404,20 +405,47 @@ static void gp_str(struct strbuf *sb, const char *s)
  */
 #define PLOT_MARK '\001'	/* "\001N\002": plot N of the batch */
 
-/* the batch: a temporary directory with N.data, all.gp, N.svg */
+/*
+ * the batch: www/.plots-PID-XXXXXX with N.data, all.gp, N.svg; a worker
+ * killed with -9 leaves its own, which the next renderer removes
+ * (plots_remove_stale()); neither server maps a dot file to a URL
+ */
 static int plot_batch_dir(struct renderer *r, struct strbuf *why)
 {
-	char dir[] = "/tmp/mmci-render-XXXXXX";
+	char *dir;
 
 	if (r->plot_dir)
 		return 0;
+	dir = xstrfmt("%s/.plots-%ld-XXXXXX", r->www, (long)getpid());
 	if (!mkdtemp(dir)) {
 		strbuf_addf(why, "no plot: cannot create a temporary "
 			    "directory: %s", strerror(errno));
+		free(dir);
 		return -1;
 	}
-	r->plot_dir = xstrdup(dir);
+	r->plot_dir = dir;
 	return 0;
+}
+
+/* the batch directories of renderers that are gone */
+static void plots_remove_stale(struct renderer *r)
+{
+	DIR *d = opendir(r->www);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		long pid;
+		char *p;
+
+		if (sscanf(de->d_name, ".plots-%ld-", &pid) != 1 || pid <= 0 ||
+		    !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		p = xstrfmt("%s/%s", r->www, de->d_name);
+		remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
 }
 
 /*
@@ -2536,6 +2564,7 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 	sqlite3_busy_timeout(r->db.handle, WEB_BUSY_MS);
 	r->db_real = real_path(cfg->db_path);
 	r->www = data_path(cfg, "www");
+	plots_remove_stale(r);
 	r->gnuplot = find_in_path("gnuplot");
 	if (!r->gnuplot)
 		log_warnx("render: gnuplot not found: pages show no plots "
