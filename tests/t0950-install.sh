@@ -54,9 +54,11 @@ EXPECTED="
 644 $PREFIX/lib/mmci/runner/mmci-bench/mmci_bench.c
 644 $PREFIX/lib/mmci/runner/mmci-bench/Kbuild
 644 $PREFIX/lib/mmci/web/style.css
+644 $PREFIX/lib/mmci/web/nginx-mmci.conf
 644 $PREFIX/lib/systemd/system/mmci.service
 644 $PREFIX/lib/systemd/system/mmci-nightly.service
 644 $PREFIX/lib/systemd/system/mmci-nightly.timer
+644 $PREFIX/lib/systemd/system/mmci-render.service
 600 /etc/mmci/mmci.conf
 $(cd "$SRC" && for f in kernel-patches/config/*.config; do
 	echo "644 $PREFIX/lib/mmci/$f"
