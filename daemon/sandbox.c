@@ -153,19 +153,29 @@ static const char *own_failed_path;
 static int own_one(const char *path, const struct stat *st, int type,
 		   struct FTW *ftw)
 {
+	int link = type == FTW_SL || type == FTW_SLN;
+	int dir = type == FTW_D || type == FTW_DP;
+	/*
+	 * no set-user-ID or set-group-ID file: with the group root, the
+	 * build could leave a set-group-ID root program
+	 */
+	mode_t mode = (st->st_mode & (dir ? 07777 : 0777)) | S_IWGRP;
+
 	if (type == FTW_NS || type == FTW_DNR)
 		return 0;
-	if (st->st_uid == own_uid && st->st_gid == own_gid)
+	if (st->st_uid == own_uid && st->st_gid == own_gid &&
+	    (link || (st->st_mode & 07777) == mode))
 		return 0;
 	/*
 	 * A second link to a file we do not own may be a hard link the
 	 * build made to a file elsewhere (protected_hardlinks off): never
 	 * hand that over. Nothing mmci or kbuild writes has one.
 	 */
-	if (type != FTW_D && type != FTW_DP && type != FTW_SL &&
-	    st->st_nlink > 1)
+	if (!dir && !link && st->st_nlink > 1)
 		return 0;
-	if (lchown(path, own_uid, own_gid) < 0 && !own_failed++)
+	if ((lchown(path, own_uid, own_gid) < 0 ||
+	     (!link && chmod(path, mode) < 0)) &&
+	    !own_failed++)
 		own_failed_path = xstrdup(path);
 	return 0;
 }
@@ -174,18 +184,23 @@ static int own_one(const char *path, const struct stat *st, int type,
  * Hand every entry below the writable directories to the build user: mmci
  * (root) creates them and writes into them between the sandboxed commands
  * (the fragment's copy, the build log, the bench module's sources), and
- * ccache's cache is shared with builds made without the sandbox. Nothing of
- * the build runs meanwhile (bwrap's PID namespace ends with the command),
- * and FTW_PHYS never follows a symbolic link the build left (lchown changes
- * the link itself). About 11,000 entries (object directory and a 60 MB
- * ccache) take some 30 ms.
+ * ccache's cache is shared with builds made without the sandbox. The group
+ * is root's (gid 0) and may write: mmci as root without CAP_DAC_OVERRIDE
+ * (mmci.service, which builds as uid 0, see sandbox_build_user()) can then
+ * still write what a build as the build user left, on the same data
+ * directory. So it runs before each command and again after it
+ * (sandbox_release()). Nothing of the build runs meanwhile (bwrap's PID
+ * namespace ends with the command), and FTW_PHYS never follows a symbolic
+ * link the build left (lchown changes the link itself, chmod is not used
+ * on one). About 11,000 entries (object directory and a 60 MB ccache)
+ * take some 30 ms.
  */
 static void own_dirs(const struct sandbox *sb)
 {
 	const char **p;
 
 	own_uid = sb->uid;
-	own_gid = sb->gid;
+	own_gid = 0;
 	for (p = sb->rw; p && *p; p++) {
 		own_failed = 0;
 		own_failed_path = NULL;
@@ -385,6 +400,9 @@ void sandbox_release(struct sandbox *sb)
 {
 	size_t i;
 
+	/* what the command made: group root may write it too */
+	if (sb->argv && sb->drop && sb->uid != (uid_t)-1)
+		own_dirs(sb);
 	for (i = 0; i < sb->argc; i++)
 		free(sb->argv[i]);
 	free(sb->argv);

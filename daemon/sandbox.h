@@ -104,6 +104,10 @@ int sandbox_check(const struct sandbox *sb);
  * and the command line starts with setpriv.
  * With SANDBOX_NONE, @cmd is left as it is. Call before start_command();
  * @sb must outlive the command, sandbox_release() frees the command line.
+ * After a command run as the build user, sandbox_release() walks the
+ * writable directories again: the build user owns everything there, group
+ * root may write it (no set-ID bits), so root without CAP_DAC_OVERRIDE
+ * can too.
  */
 void sandbox_wrap(struct sandbox *sb, struct child_process *cmd);
 void sandbox_release(struct sandbox *sb);

@@ -356,7 +356,7 @@ static void test_build_user(void)
 				  "no build user: run vm-images/host-setup.sh";
 		int i;
 
-		for (i = 0; i < 15; i++)
+		for (i = 0; i < 16; i++)
 			skip("the build user", why);
 		goto out;
 	}
@@ -385,13 +385,27 @@ static void test_build_user(void)
 
 	is_int(run_in(&sb, w_obj, NULL, NULL, &out), 0,
 	       "writing to the object dir succeeds");
-	ok(!stat(f_obj, &st) && st.st_uid == pw->pw_uid &&
-	   st.st_gid == pw->pw_gid,
-	   "and the file belongs to the build user outside");
+	ok(!stat(f_obj, &st) && st.st_uid == pw->pw_uid && st.st_gid == 0 &&
+	   (st.st_mode & S_IWGRP),
+	   "and the file belongs to the build user outside, group root "
+	   "may write");
 	is_int(run_in(&sb, w_sub, NULL, NULL, &out), 0,
 	       "writing to a directory root made there before succeeds");
 	ok(!stat(sub, &st) && st.st_uid == pw->pw_uid,
 	   "it was handed to the build user");
+	{
+		char *sg = xstrfmt("touch %s/sg && chmod 6755 %s/sg", obj,
+				   obj);
+		char *f_sg = xstrfmt("%s/sg", obj);
+		const char *mk_sg[] = { "sh", "-c", sg, NULL };
+
+		run_in(&sb, mk_sg, NULL, NULL, &out);
+		ok(!stat(f_sg, &st) && st.st_gid == 0 &&
+		   (st.st_mode & 07777) == 0775,
+		   "a set-ID file the build made loses the bits (group root)");
+		free(sg);
+		free(f_sg);
+	}
 	is_int(run_in(&sb, w_out, NULL, NULL, &out), HELPER_FAILED,
 	       "writing beside the object dir fails");
 	ok(!file_exists(f_out), "nothing written there");
