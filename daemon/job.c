@@ -9,6 +9,7 @@
 
 #include "db.h"
 #include "job.h"
+#include "run.h"
 #include "util.h"
 
 /* "host:pid" of @pid on this host; caller frees */
@@ -188,13 +189,7 @@ static int recover_one(struct db *db, long long id, const char *owner,
 		ret = 0;
 		goto out;
 	}
-	if (db_run(db, "UPDATE boots SET status = 'failed', end_kind = "
-		   "'interrupted', error = ? WHERE status = 'running' AND "
-		   "run_id IN (SELECT id FROM runs WHERE job_id = ?)", "ti",
-		   why, id) < 0 ||
-	    db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
-		   "ended_at = ? WHERE status = 'running' AND job_id = ?",
-		   "tdi", why, now, id) < 0) {
+	if (run_fail_job_runs(db, id, why, now) < 0) {
 		db_rollback(db);
 		goto out;
 	}

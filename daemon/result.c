@@ -268,3 +268,9 @@ int result_ingest(struct db *db, long long run_id, long long boot_id,
 	}
 	return db_commit(db);
 }
+
+int result_host_event(struct db *db, long long run_id, long long boot_id,
+		      const char *msg)
+{
+	return add_event(db, run_id, boot_id, NULL, "host", NULL, msg);
+}

@@ -50,4 +50,11 @@ int result_parse_line(const char *line, void **json_out,
 		      struct result_record *rec, char *why, size_t whylen);
 void result_free_json(void *json);
 
+/*
+ * One 'host' event: what the host did on a guest's request (run.c). The
+ * events table is written here only. 0, or -1 after the database's error.
+ */
+int result_host_event(struct db *db, long long run_id, long long boot_id,
+		      const char *msg);
+
 #endif

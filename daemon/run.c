@@ -618,9 +618,7 @@ static int store_host_log(struct db *db, long long run_id, long long boot_id,
 	while (*log) {
 		const char *nl = strchrnul(log, '\n');
 		char *line = xstrndup(log, nl - log);
-		int rc = db_run(db, "INSERT INTO events (run_id, boot_id, kind, "
-				"message) VALUES (?, ?, 'host', ?)", "iit",
-				run_id, boot_id, line);
+		int rc = result_host_event(db, run_id, boot_id, line);
 
 		free(line);
 		if (rc < 0)
@@ -918,5 +916,19 @@ int run_opts_kernel(struct db *db, long long build_id,
 			     o->kernel);
 	if (!o->hz)
 		o->hz = prebuilt_hz(o->release);
+	return 0;
+}
+
+int run_fail_job_runs(struct db *db, long long job_id, const char *why,
+		      double now)
+{
+	if (db_run(db, "UPDATE boots SET status = 'failed', end_kind = "
+		   "'interrupted', error = ? WHERE status = 'running' AND "
+		   "run_id IN (SELECT id FROM runs WHERE job_id = ?)", "ti",
+		   why, job_id) < 0 ||
+	    db_run(db, "UPDATE runs SET status = 'failed', error = ?, "
+		   "ended_at = ? WHERE status = 'running' AND job_id = ?",
+		   "tdi", why, now, job_id) < 0)
+		return -1;
 	return 0;
 }

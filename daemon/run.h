@@ -146,4 +146,12 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
  */
 int run_finish(struct db *db, long long run_id);
 
+/*
+ * The runs of job @job_id still 'running', and their running boots, are
+ * failed with @why (a dead owner: job_recover()). In the caller's
+ * transaction. 0, or -1 after the database's error.
+ */
+int run_fail_job_runs(struct db *db, long long job_id, const char *why,
+		      double now);
+
 #endif
