@@ -53,27 +53,4 @@ run_comparison_find(const struct run_comparison *rc, const char *workload,
  */
 void attribution_format(const struct attribution *a, struct strbuf *out);
 
-struct loaded_series;
-
-/*
- * claims_store() - extract the performance claims of a series' mails
- * (claims.c: cover letter = patch 0, then each patch's changelog) and
- * store them in the claims table, replacing the series' old rows.
- * Return: the number of claims, or -1 after error().
- */
-int claims_store(struct db *db, const struct loaded_series *ls);
-
-/*
- * claims_format() - claimed vs measured, one line per stored claim of
- * the series: the metric the claim fits best (claim_match_score() >=
- * CLAIM_MIN_SCORE), the measured change with its interval, and whether
- * they agree in direction and size (claim_agree()). A patch's claim is
- * held against that patch's own effect when @a has per-patch steps,
- * else against the whole series (@final, base vs +N).
- */
-#define CLAIM_MIN_SCORE 40
-void claims_format(struct db *db, long long series_id,
-		   const struct attribution *a,
-		   const struct run_comparison *final, struct strbuf *out);
-
 #endif

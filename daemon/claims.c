@@ -13,7 +13,11 @@
 #include <math.h>
 #include <strings.h>
 
+#include "attribution.h"
 #include "claims.h"
+#include "db.h"
+#include "ingest.h"
+#include "run.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -2735,4 +2739,214 @@ void claim_ratio_format(const struct claim *c, double measured_pct,
 		strbuf_addf(out, "; measured at another %s than claimed",
 			    ds && dm ? "size and machine" :
 			    ds ? "size" : "machine");
+}
+
+/* --- claims ------------------------------------------------------- */
+
+static const char *const claim_kind_names[] = {
+	[CLAIM_BEFORE_AFTER] = "before-after",
+	[CLAIM_PERCENT] = "percent",
+	[CLAIM_FACTOR] = "factor",
+};
+
+static int store_text(struct db *db, long long series_id, int patch,
+		      const char *text)
+{
+	struct claim_list cl = CLAIM_LIST_INIT;
+	size_t i;
+	int n = 0;
+
+	if (!text || claims_extract(text, &cl) < 0)
+		return 0;
+	for (i = 0; i < cl.nr; i++) {
+		const struct claim *c = &cl.v[i];
+
+		if (db_run(db, "INSERT INTO claims (series_id, patch, line, "
+			   "kind, subject, text, before, after, unit, "
+			   "change_pct, higher_is_better) VALUES (?, ?, ?, ?, "
+			   "?, ?, ?, ?, ?, ?, ?)", "iiitttddtdi", series_id,
+			   (long long)patch, (long long)c->line,
+			   claim_kind_names[c->kind], c->subject, c->text,
+			   c->before, c->after, c->unit, c->change_pct,
+			   (long long)c->higher_is_better) == 0)
+			n++;
+	}
+	claim_list_release(&cl);
+	return n;
+}
+
+int claims_store(struct db *db, const struct loaded_series *ls)
+{
+	size_t i;
+	int n = 0;
+
+	if (db_begin(db) < 0)
+		return -1;
+	if (db_run(db, "DELETE FROM claims WHERE series_id = ?", "i",
+		   ls->id) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (ls->s.cover)
+		n += store_text(db, ls->id, 0, ls->s.cover->body.buf);
+	for (i = 0; i < ls->s.nr; i++)
+		n += store_text(db, ls->id, ls->s.patches[i].index,
+				ls->s.patches[i].message);
+	if (db_commit(db) < 0)
+		return -1;
+	return n;
+}
+
+/* the comparisons a claim of @patch is held against */
+static const struct run_comparison *
+claim_target(const struct attribution *a, const struct run_comparison *final,
+	     int patch, const char **what)
+{
+	size_t i;
+
+	if (patch > 0 && a && a->nr > 2)
+		for (i = 1; i < a->nr; i++)
+			if (a->s[i].upto == patch) {
+				*what = "own";
+				return &a->s[i].own;
+			}
+	*what = "series";
+	return final;
+}
+
+/*
+ * The memory size a metric was measured at, MiB: a virtio-mem variant's
+ * "to=512M"/"from=512M", else the NVDIMM of the pmem workloads; 0 when
+ * unknown.
+ */
+static double measured_size_mib(const struct metric_comparison *mc,
+				const struct run_row *r)
+{
+	const char *v = strstr(mc->variant, "to=");
+	char *end;
+	double n;
+
+	if (!v)
+		v = strstr(mc->variant, "from=");
+	if (v) {
+		v = strchr(v, '=') + 1;
+		n = strtod(v, &end);
+		if (end == v)
+			return 0;
+		switch (*end) {
+		case 'T': return n * 1024 * 1024;
+		case 'G': return n * 1024;
+		case 'M': return n;
+		default: return 0;
+		}
+	}
+	if (!strcmp(mc->workload, "fsdax") || !strcmp(mc->workload, "devdax"))
+		return (double)r->nvdimm_mib;
+	return 0;
+}
+
+/* where mmci measured, in claim_scale()'s words */
+static const char *measured_machine(const struct run_row *r)
+{
+	if (!strcmp(r->accel, "kvm"))
+		return "KVM";
+	return !strcmp(r->clock, "icount") ? "TCG/icount" : "TCG";
+}
+
+void claims_format(struct db *db, long long series_id,
+		   const struct attribution *a,
+		   const struct run_comparison *final, struct strbuf *out)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT patch, kind, subject, text, coalesce(before, 'nan'), "
+		"coalesce(after, 'nan'), unit, change_pct, higher_is_better, "
+		"line FROM claims WHERE series_id = ? ORDER BY patch, line",
+		"i", series_id);
+	struct run_row run = { 0 };
+	int any = 0, have_run;
+
+	if (!st)
+		return;
+	/* the set-up of the measurement: its size and machine */
+	have_run = final && final->new_id > 0 &&
+		   run_load(db, final->new_id, &run) == 0;
+	/* a failed read is said after the claims read before it */
+	while (db_step(db, st) == DB_ROW) {
+		struct claim c = { 0 };
+		const struct run_comparison *rc;
+		const struct metric_comparison *best = NULL;
+		const char *what;
+		char claimed[48], measured[64];
+		int patch = sqlite3_column_int(st, 0), score = 0;
+		size_t i;
+
+		c.kind = !strcmp(db_col_text(st, 1), "percent") ?
+				 CLAIM_PERCENT :
+			 !strcmp(db_col_text(st, 1), "factor") ?
+				 CLAIM_FACTOR : CLAIM_BEFORE_AFTER;
+		c.subject = (char *)db_col_text(st, 2);
+		c.text = (char *)db_col_text(st, 3);
+		c.before = sqlite3_column_double(st, 4);
+		c.after = sqlite3_column_double(st, 5);
+		xsnprintf(c.unit, sizeof(c.unit), "%s", db_col_text(st, 6));
+		c.change_pct = sqlite3_column_double(st, 7);
+		c.higher_is_better = sqlite3_column_int(st, 8);
+		c.line = sqlite3_column_int(st, 9);
+		if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
+			c.before = c.after = NAN;
+
+		if (!any++)
+			strbuf_addf(out, "\nclaimed vs measured (claims of "
+				    "the mails; %d = cover letter):\n", 0);
+		rc = claim_target(a, final, patch, &what);
+		for (i = 0; rc && i < rc->nr; i++) {
+			int sc = claim_match_score(&c, rc->m[i].workload,
+						   rc->m[i].variant,
+						   rc->m[i].metric);
+
+			if (sc > score) {
+				score = sc;
+				best = &rc->m[i];
+			}
+		}
+		if (score < CLAIM_MIN_SCORE)
+			best = NULL;
+		xsnprintf(claimed, sizeof(claimed), "%+.1f%%", c.change_pct);
+		strbuf_addf(out, "  patch %d, line %u: \"%.70s\"\n", patch,
+			    c.line, c.text);
+		if (!best) {
+			strbuf_addf(out, "    claimed %s; no measured metric "
+				    "fits it\n", claimed);
+			continue;
+		}
+		if (isnan(best->c.change_pct))
+			xsnprintf(measured, sizeof(measured), "no number (%s)",
+				  verdict_name(best->c.verdict));
+		else if (isnan(best->c.ci_lo_pct))
+			xsnprintf(measured, sizeof(measured), "%+.1f%%",
+				  best->c.change_pct);
+		else
+			xsnprintf(measured, sizeof(measured),
+				  "%+.1f%% [%+.1f, %+.1f]", best->c.change_pct,
+				  best->c.ci_lo_pct, best->c.ci_hi_pct);
+		strbuf_addf(out, "    claimed %s, measured %s on %s %s %s "
+			    "(%s): %s\n", claimed, measured, best->workload,
+			    best->variant, best->metric, what,
+			    claim_agreement_name(claim_agree(
+				    &c, best->c.change_pct, best->c.ci_lo_pct,
+				    best->c.ci_hi_pct)));
+		if (have_run) {
+			strbuf_addstr(out, "    ");
+			claim_ratio_format(&c, best->c.change_pct,
+					   measured_size_mib(best, &run),
+					   measured_machine(&run), out);
+			strbuf_addch(out, '\n');
+		}
+	}
+	sqlite3_finalize(st);
+	if (have_run)
+		run_row_release(&run);
+	if (!any)
+		strbuf_addstr(out, "\nclaimed vs measured: the mails make no "
+			      "performance claim mmci recognises\n");
 }

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "attribution.h"
+#include "claims.h"
 #include "builtin.h"
 #include "config.h"
 #include "db.h"

@@ -39,6 +39,7 @@
 #include "strbuf.h"
 #include "util.h"
 #include "attribution.h"
+#include "claims.h"
 #include "render.h"
 
 #define WEB_BUSY_MS 30000		/* ms the renderer waits for a writer */

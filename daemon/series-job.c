@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "attribution.h"
+#include "claims.h"
 #include "compare.h"
 #include "ingest.h"
 #include "interrupt.h"
