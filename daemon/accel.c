@@ -318,3 +318,13 @@ out:
 	host_key_release(&k);
 	return 0;
 }
+
+int accel_forget(struct db *db, const struct host_key *k)
+{
+	int rc = k ? db_run(db, "DELETE FROM kvm_verdicts WHERE host_release "
+			    "= ? AND qemu_version = ? AND cpu_model = ?",
+			    "ttt", k->release, k->qemu, k->cpu) :
+		     db_run(db, "DELETE FROM kvm_verdicts", "");
+
+	return rc < 0 ? -1 : db_changes(db);
+}

@@ -73,4 +73,11 @@ int accel_choose(const struct mmci_config *cfg, struct db *db,
  */
 int accel_expect_kvm(struct db *db, char *why, size_t whylen);
 
+/*
+ * Forget the stored KVM verdicts of host set-up @k, or of every set-up
+ * (@k NULL): the next KVM boot is a trial again. The number forgotten,
+ * or -1 after the database's error.
+ */
+int accel_forget(struct db *db, const struct host_key *k);
+
 #endif

@@ -83,14 +83,12 @@ int cmd_hosts(int argc, char **argv)
 	setup_command(&cfg, &db);
 	host_key_init(&k);
 	if (forget) {
-		if (all ? db_run(&db, "DELETE FROM kvm_verdicts", "") :
-			  db_run(&db, "DELETE FROM kvm_verdicts WHERE "
-				 "host_release = ? AND qemu_version = ? AND "
-				 "cpu_model = ?", "ttt", k.release, k.qemu,
-				 k.cpu))
+		int n = accel_forget(&db, all ? NULL : &k);
+
+		if (n < 0)
 			goto out;
 		printf("forgot %d KVM verdict(s): the next KVM boot on this "
-		       "host is a trial\n", sqlite3_changes(db.handle));
+		       "host is a trial\n", n);
 		ret = 0;
 		goto out;
 	}
