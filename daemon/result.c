@@ -12,7 +12,7 @@
 #include "util.h"
 
 static const char *const units[] = { "ms", "us", "ns", "s", "MiB", "KiB",
-				     "pages", "count", "cycles" };
+				     "pages", "count", "cycles", "entries" };
 
 static int valid_name(const char *s, size_t max)
 {

@@ -69,6 +69,10 @@ int main(void)
 			      why, sizeof(why)), "a request parses");
 	is_str(rec.key, "virtio-mem-resize", "request action");
 	result_free_json(json);
+	ok(!parses("{\"v\":1,\"type\":\"sample\",\"workload\":\"vmap\","
+		   "\"metric\":\"vmap_100m_order8_pmds\",\"unit\":\"entries\","
+		   "\"iter\":1,\"value\":0}", &rec, why),
+	   "a mapping count: unit entries, value 0");
 	rejected("{\"v\":1,\"type\":\"request\",\"workload\":\"kmem\"}",
 		 "request without");
 	rejected("{\"v\":1,\"type\":\"sample\",\"workload\":\"fsdax\","
