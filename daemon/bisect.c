@@ -305,6 +305,7 @@ static int measure_ends(struct bisect *b, struct measure_args *ma,
 		compare_format(b->m.db, &ends, &out);
 		fputs(out.buf, stdout);
 		strbuf_release(&out);
+		measure_finish(&b->m);	/* no run is left 'running' */
 		job_end(b->m.db, b->job, 1, NULL, "{\"first_bad\":null}");
 		ret = BISECT_NO_CHANGE;
 		goto out;
@@ -382,6 +383,7 @@ static int measure_merge_base(struct bisect *b, struct measure_args *ma)
 		result = xstrfmt("{\"first_bad\":null,\"upstream\":\"%s\","
 				 "\"base_run\":%lld,\"new_run\":%lld}", hex,
 				 b->m.k[b->kg].run_id, b->m.k[k].run_id);
+		measure_finish(&b->m);
 		job_end(b->m.db, b->job, 1, NULL, result);
 		free(result);
 		ret = BISECT_UPSTREAM;
