@@ -531,212 +531,267 @@ static int build_lock(const char *kbuild_dir)
 	return fd;
 }
 
-int build_kernel(const struct mmci_config *cfg, struct db *db,
-		 git_repository *repo, const git_oid *commit,
-		 long long series_id, int upto, const char *fragment_arg,
-		 struct build_result *res)
-{
-	/* absolute: recorded with the build, and read from the object dir */
-	char *fragment = fragment_arg ? realpath(fragment_arg, NULL) :
-			 project_path(cfg, "kernel-patches/config/mmci.config");
+/* what one build_kernel() call works with, from key to recorded row */
+struct kbuild {
+	const struct mmci_config *cfg;
+	struct db *db;
+	struct build_result *res;
+	char *fragment;		/* absolute */
 	char frag_hash[41], key[41], commit_hex[41], tree_hex[41];
-	char bench_hash[41];
-	char *cc = NULL, *artifacts = NULL, *objdir = NULL, *log = NULL;
-	char *worktree = NULL, *dotconfig = NULL, *cache = NULL, *kb = NULL;
-	struct strbuf keysrc = STRBUF_INIT;
-	struct make_ctx mc = { 0 };
-	struct sandbox box = SANDBOX_INIT;
+	char *cc, *cache, *kb, *artifacts, *objdir, *log, *worktree;
+	char *dotconfig;
 	/* ccache's settings and its cache's place: the same inside */
-	const char *keep_env[] = { "CCACHE_*", "XDG_CACHE_HOME",
-				   "XDG_CONFIG_HOME", NULL };
-	const char *rw[4] = { NULL }, *ro[2] = { NULL };
+	const char *keep_env[4], *rw[4], *ro[2];
+	struct sandbox box;
+	struct make_ctx mc;
+	int cold, lock_fd;
+	double t0;
+};
+
+static void kbuild_release(struct kbuild *k)
+{
+	free(k->fragment);
+	free(k->cc);
+	free(k->cache);
+	free(k->kb);
+	free(k->artifacts);
+	free(k->objdir);
+	free(k->log);
+	free(k->worktree);
+	free(k->dotconfig);
+	if (k->lock_fd >= 0)
+		close(k->lock_fd);
+}
+
+/*
+ * The cache key of the build: the tree, the fragment, the base recipe,
+ * the compiler and the bench module's sources. 0, or -1 after error().
+ */
+static int kbuild_key(struct kbuild *k, git_repository *repo,
+		      const git_oid *commit, const char *fragment_arg)
+{
+	struct strbuf keysrc = STRBUF_INIT;
+	char bench_hash[41];
 	git_oid tree_oid;
-	double t0 = now_s();
-	int ret = -1, lock_fd = -1, cold = 0, found;
 
-	memset(res, 0, sizeof(*res));
-	if (!fragment) {
-		error_errno("cannot read the config fragment '%s'",
-			    fragment_arg);
-		goto out;
-	}
-	git_oid_tostr(commit_hex, sizeof(commit_hex), commit);
+	if (!k->fragment)
+		return error_errno("cannot read the config fragment '%s'",
+				   fragment_arg);
+	git_oid_tostr(k->commit_hex, sizeof(k->commit_hex), commit);
 	if (tree_of_commit(repo, commit, &tree_oid) < 0 ||
-	    hash_file_hex(fragment, frag_hash) < 0)
-		goto out;
-	git_oid_tostr(tree_hex, sizeof(tree_hex), &tree_oid);
-	cc = build_compiler_version();
-	if (!cc)
-		goto out;
-	bench_source_hash(cfg, bench_hash);
+	    hash_file_hex(k->fragment, k->frag_hash) < 0)
+		return -1;
+	git_oid_tostr(k->tree_hex, sizeof(k->tree_hex), &tree_oid);
+	k->cc = build_compiler_version();
+	if (!k->cc)
+		return -1;
+	bench_source_hash(k->cfg, bench_hash);
 	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n"
-		    "bench %s\n", tree_hex, frag_hash, BASE_RECIPE, cc,
-		    bench_hash);
-	hash_hex(keysrc.buf, keysrc.len, key);
-	found = lookup_cached(db, key, res);
-	if (found < 0)
-		goto out;
-	if (found) {
-		progress("kernel %.12s: cached (build #%lld)", commit_hex,
-			 res->id);
-		ret = 0;
-		goto out;
-	}
+		    "bench %s\n", k->tree_hex, k->frag_hash, BASE_RECIPE,
+		    k->cc, bench_hash);
+	hash_hex(keysrc.buf, keysrc.len, k->key);
+	strbuf_release(&keysrc);
+	return 0;
+}
 
+/*
+ * The build's directories and its 'building' row, under the build lock.
+ * 1 when a build of the key is cached (before or meanwhile: res is set),
+ * 0 when it is to be made, -1 after error().
+ */
+static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
+{
+	int found = lookup_cached(k->db, k->key, k->res);
+
+	if (found)
+		return found;
 	/*
 	 * One build at a time per data directory: the worktree and the
 	 * object directory are shared, and a daemon job may build while
 	 * someone runs mmci by hand. The lock dies with its process.
 	 */
-	kb = data_path(cfg, "kbuild");
-	lock_fd = build_lock(kb);
-	if (lock_fd < 0)
+	k->kb = data_path(k->cfg, "kbuild");
+	k->lock_fd = build_lock(k->kb);
+	if (k->lock_fd < 0)
+		return -1;
+	found = lookup_cached(k->db, k->key, k->res);
+	if (found)
+		return found < 0 ? -1 : 2;
+	k->cache = data_path(k->cfg, "cache");
+	k->artifacts = xstrfmt("%s/%s", k->cache, k->key);
+	k->objdir = xstrfmt("%s/%.12s", k->kb, k->frag_hash);
+	k->log = xstrfmt("%s/build.log", k->artifacts);
+	if (mkdir_p(k->artifacts, 0755) < 0 || mkdir_p(k->objdir, 0755) < 0)
+		return -1;
+	unlink(k->log);
+	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
+		   "commit_id, tree_oid, series_id, upto, config_fragment, "
+		   "config_hash, compiler, status, artifacts, log_path, "
+		   "started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'building', "
+		   "?, ?, ?)", "ttttIitttttd", k->key, k->cfg->tree_dir,
+		   k->commit_hex, k->tree_hex, series_id, (long long)upto,
+		   k->fragment, k->frag_hash, k->cc, k->artifacts, k->log,
+		   (double)time(NULL)) < 0)
+		return -1;
+	k->res->id = db_last_id(k->db);
+	return 0;
+}
+
+/* the checkout and the sandbox around the tree's commands; 0 or -1 */
+static int kbuild_prepare(struct kbuild *k, git_repository *repo,
+			  const git_oid *commit)
+{
+	struct make_ctx *mc = &k->mc;
+	char *line, *vmlinux;
+	int bad;
+
+	progress("build #%lld: checking out %.12s", k->res->id,
+		 k->commit_hex);
+	if (tree_checkout(k->cfg, repo, commit, &k->worktree) < 0)
+		return -1;
+	k->box.kind = k->cfg->build_sandbox;
+	k->box.rw = k->rw;
+	k->box.ro = k->ro;
+	k->box.keep_env = k->keep_env;
+	k->keep_env[0] = "CCACHE_*";
+	k->keep_env[1] = "XDG_CACHE_HOME";
+	k->keep_env[2] = "XDG_CONFIG_HOME";
+	k->rw[0] = k->objdir;
+	k->rw[1] = k->artifacts;
+	k->ro[0] = k->worktree;
+	if (k->box.kind != SANDBOX_NONE) {
+		k->rw[2] = ccache_dir();
+		if (!k->rw[2] || sandbox_check(&k->box) < 0)
+			return -1;
+	}
+	mc->worktree = k->worktree;
+	mc->objdir = k->objdir;
+	mc->log = k->log;
+	mc->box = &k->box;
+	line = xstrfmt("mmci: build #%lld of %s, sandbox: %s\n", k->res->id,
+		       k->commit_hex, sandbox_describe(&k->box));
+	bad = write_file(k->log, line, strlen(line)) < 0;
+	free(line);
+	if (bad)
+		return -1;
+	/* cold: nothing of an earlier build in the object directory */
+	vmlinux = xstrfmt("%s/vmlinux", k->objdir);
+	k->cold = !file_exists(vmlinux);
+	free(vmlinux);
+	return 0;
+}
+
+/* configure, make, install the modules, keep the artifacts; 0 or -1 */
+static int kbuild_make(struct kbuild *k)
+{
+	struct make_ctx *mc = &k->mc;
+	const char *t[] = { "bzImage", "modules", NULL };
+	char *modroot, *mp, *bz, *bzdst, *cfgdst;
+	int bad;
+
+	progress("build #%lld: configuring (%s)", k->res->id, k->fragment);
+	if (configure(mc, k->fragment) < 0)
+		return -1;
+	mc->build_id = k->res->id;
+	mc->expect = db_int(k->db, 0, "SELECT objects FROM builds WHERE "
+			    "config_hash = ? AND compiler = ? AND cold = ? AND "
+			    "status = 'ok' AND objects > 0 ORDER BY id DESC "
+			    "LIMIT 1", "tti", k->frag_hash, k->cc,
+			    (long long)k->cold);
+	mc->since = time(NULL);
+	mc->t0 = now_s();
+	mc->objects = 0;
+	progress("build #%lld: make bzImage modules (sandbox: %s; log: %s)",
+		 k->res->id, sandbox_describe(&k->box), k->log);
+	modroot = xstrfmt("%s/modroot", k->artifacts);
+	mp = xstrfmt("INSTALL_MOD_PATH=%s", modroot);
+	bz = xstrfmt("%s/arch/x86/boot/bzImage", k->objdir);
+	bzdst = xstrfmt("%s/bzImage", k->artifacts);
+	cfgdst = xstrfmt("%s/config", k->artifacts);
+	k->dotconfig = xstrfmt("%s/.config", k->objdir);
+	remove_tree(modroot);
+	mc->watch = 1;
+	bad = run_make(mc, "make bzImage modules", t) < 0;
+	mc->watch = 0;
+	mc->objects = count_objects(k->objdir, mc->since);
+	{
+		const char *inst[] = { "modules_install", mp,
+				       "INSTALL_MOD_STRIP=1", NULL };
+
+		bad = bad || run_make(mc, "make modules_install", inst) < 0 ||
+		      copy_file(bz, bzdst) < 0 ||
+		      copy_file(k->dotconfig, cfgdst) < 0;
+	}
+	free(modroot);
+	free(mp);
+	free(bz);
+	free(bzdst);
+	free(cfgdst);
+	if (bad || read_release(k->objdir, &k->res->release) < 0)
+		return -1;
+	build_bench_module(k->cfg, mc, k->artifacts);
+	return 0;
+}
+
+/* the build row says 'ok', with what was built; 0 or -1 */
+static int kbuild_record(struct kbuild *k)
+{
+	struct build_result *res = k->res;
+	char dot_hash[41];
+
+	res->hz = config_hz(k->dotconfig);
+	fill_paths(res, k->artifacts);
+	res->duration_s = now_s() - k->t0;
+	if (hash_file_hex(k->dotconfig, dot_hash) < 0 ||
+	    db_run(k->db, "UPDATE builds SET status = 'ok', kernel_release = "
+		   "?, hz = ?, dotconfig_hash = ?, duration_s = ?, objects = "
+		   "?, cold = ? WHERE id = ?", "titdiii", res->release,
+		   (long long)res->hz, dot_hash, res->duration_s,
+		   (long long)k->mc.objects, (long long)k->cold, res->id) < 0)
+		return -1;
+	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
+		 res->id, res->release, res->duration_s, k->mc.objects,
+		 k->cold ? "cold" : "incremental");
+	return 0;
+}
+
+int build_kernel(const struct mmci_config *cfg, struct db *db,
+		 git_repository *repo, const git_oid *commit,
+		 long long series_id, int upto, const char *fragment_arg,
+		 struct build_result *res)
+{
+	struct kbuild k = {
+		.cfg = cfg, .db = db, .res = res, .lock_fd = -1,
+		.box = SANDBOX_INIT, .t0 = now_s(),
+		/* absolute: recorded with the build, read from the objdir */
+		.fragment = fragment_arg ? realpath(fragment_arg, NULL) :
+			    project_path(cfg, "kernel-patches/config/mmci.config"),
+	};
+	int ret = -1, rc;
+
+	memset(res, 0, sizeof(*res));
+	if (kbuild_key(&k, repo, commit, fragment_arg) < 0)
 		goto out;
-	found = lookup_cached(db, key, res);
-	if (found < 0)
+	rc = kbuild_begin(&k, series_id, upto);
+	if (rc < 0)
 		goto out;
-	if (found) {
-		progress("kernel %.12s: built meanwhile (build #%lld)",
-			 commit_hex, res->id);
+	if (rc) {
+		progress("kernel %.12s: %s (build #%lld)", k.commit_hex,
+			 rc == 1 ? "cached" : "built meanwhile", res->id);
 		ret = 0;
 		goto out;
 	}
-	cache = data_path(cfg, "cache");
-	artifacts = xstrfmt("%s/%s", cache, key);
-	objdir = xstrfmt("%s/%.12s", kb, frag_hash);
-	log = xstrfmt("%s/build.log", artifacts);
-	if (mkdir_p(artifacts, 0755) < 0 || mkdir_p(objdir, 0755) < 0)
+	if (kbuild_prepare(&k, repo, commit) < 0 || kbuild_make(&k) < 0 ||
+	    kbuild_record(&k) < 0) {
+		if (db_run(db, "UPDATE builds SET status = 'failed', error = "
+			   "?, duration_s = ? WHERE id = ?", "tdi",
+			   last_error(), now_s() - k.t0, res->id) < 0)
+			error("build #%lld: its failure is not recorded, it "
+			      "stays 'building'", res->id);
 		goto out;
-	unlink(log);
-	if (db_run(db, "INSERT INTO builds (cache_key, tree_path, commit_id, "
-		   "tree_oid, series_id, upto, config_fragment, config_hash, "
-		   "compiler, status, artifacts, log_path, started_at) VALUES "
-		   "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'building', ?, ?, ?)",
-		   "ttttIitttttd", key, cfg->tree_dir, commit_hex, tree_hex,
-		   series_id, (long long)upto, fragment, frag_hash, cc,
-		   artifacts, log, (double)time(NULL)) < 0)
-		goto out;
-	res->id = db_last_id(db);
-
-	progress("build #%lld: checking out %.12s", res->id, commit_hex);
-	if (tree_checkout(cfg, repo, commit, &worktree) < 0)
-		goto fail;
-	box.kind = cfg->build_sandbox;
-	box.rw = rw;
-	box.ro = ro;
-	box.keep_env = keep_env;
-	rw[0] = objdir;
-	rw[1] = artifacts;
-	ro[0] = worktree;
-	if (box.kind != SANDBOX_NONE) {
-		rw[2] = ccache_dir();
-		if (!rw[2] || sandbox_check(&box) < 0)
-			goto fail;
 	}
-	mc.worktree = worktree;
-	mc.objdir = objdir;
-	mc.log = log;
-	mc.box = &box;
-	{
-		char *line = xstrfmt("mmci: build #%lld of %s, sandbox: %s\n",
-				     res->id, commit_hex,
-				     sandbox_describe(&box));
-		int bad = write_file(log, line, strlen(line)) < 0;
-
-		free(line);
-		if (bad)
-			goto fail;
-	}
-	{
-		/* cold: nothing of an earlier build in the object directory */
-		char *vmlinux = xstrfmt("%s/vmlinux", objdir);
-
-		cold = !file_exists(vmlinux);
-		free(vmlinux);
-	}
-	progress("build #%lld: configuring (%s)", res->id, fragment);
-	if (configure(&mc, fragment) < 0)
-		goto fail;
-	mc.build_id = res->id;
-	mc.expect = db_int(db, 0, "SELECT objects FROM builds WHERE "
-			   "config_hash = ? AND compiler = ? AND cold = ? AND "
-			   "status = 'ok' AND objects > 0 ORDER BY id DESC "
-			   "LIMIT 1", "tti", frag_hash, cc, (long long)cold);
-	mc.since = time(NULL);
-	mc.t0 = now_s();
-	mc.objects = 0;
-	progress("build #%lld: make bzImage modules (sandbox: %s; log: %s)",
-		 res->id, sandbox_describe(&box), log);
-	{
-		const char *t[] = { "bzImage", "modules", NULL };
-		char *modroot = xstrfmt("%s/modroot", artifacts);
-		char *mp = xstrfmt("INSTALL_MOD_PATH=%s", modroot);
-		const char *inst[] = { "modules_install", mp,
-				       "INSTALL_MOD_STRIP=1", NULL };
-		char *bz = xstrfmt("%s/arch/x86/boot/bzImage", objdir);
-		char *bzdst = xstrfmt("%s/bzImage", artifacts);
-		char *cfgdst = xstrfmt("%s/config", artifacts);
-		int bad;
-
-		dotconfig = xstrfmt("%s/.config", objdir);
-		remove_tree(modroot);
-		mc.watch = 1;
-		bad = run_make(&mc, "make bzImage modules", t) < 0;
-		mc.watch = 0;
-		mc.objects = count_objects(objdir, mc.since);
-		bad = bad || run_make(&mc, "make modules_install", inst) < 0 ||
-		      copy_file(bz, bzdst) < 0 ||
-		      copy_file(dotconfig, cfgdst) < 0;
-		free(modroot);
-		free(mp);
-		free(bz);
-		free(bzdst);
-		free(cfgdst);
-		if (bad)
-			goto fail;
-	}
-	if (read_release(objdir, &res->release) < 0)
-		goto fail;
-	build_bench_module(cfg, &mc, artifacts);
-	res->hz = config_hz(dotconfig);
-	fill_paths(res, artifacts);
-	res->duration_s = now_s() - t0;
-	{
-		char dot_hash[41];
-
-		if (hash_file_hex(dotconfig, dot_hash) < 0)
-			goto fail;
-		if (db_run(db, "UPDATE builds SET status = 'ok', "
-			   "kernel_release = ?, hz = ?, dotconfig_hash = ?, "
-			   "duration_s = ?, objects = ?, cold = ? WHERE id = ?",
-			   "titdiii", res->release, (long long)res->hz,
-			   dot_hash, res->duration_s, (long long)mc.objects,
-			   (long long)cold, res->id) < 0)
-			goto fail;
-	}
-	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
-		 res->id, res->release, res->duration_s, mc.objects,
-		 cold ? "cold" : "incremental");
 	ret = 0;
-	goto out;
-fail:
-	if (db_run(db, "UPDATE builds SET status = 'failed', error = ?, "
-		   "duration_s = ? WHERE id = ?", "tdi", last_error(),
-		   now_s() - t0, res->id) < 0)
-		error("build #%lld: its failure is not recorded, it stays "
-		      "'building'", res->id);
 out:
-	strbuf_release(&keysrc);
-	free(fragment);
-	free(cc);
-	free(cache);
-	free(kb);
-	free(artifacts);
-	free(objdir);
-	free(log);
-	free(worktree);
-	free(dotconfig);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	kbuild_release(&k);
 	return ret;
 }
