@@ -173,9 +173,19 @@ static int own_one(const char *path, const struct stat *st, int type,
 	 */
 	if (!dir && !link && st->st_nlink > 1)
 		return 0;
-	if ((lchown(path, own_uid, own_gid) < 0 ||
-	     (!link && chmod(path, mode) < 0)) &&
-	    !own_failed++)
+	/*
+	 * The mode first, while the file may still be ours: changing the
+	 * mode of the build user's file takes CAP_FOWNER, which mmci.service
+	 * does not keep. Such a file was handed over before with its group
+	 * write bit; if the build took it away, writing it again takes
+	 * CAP_DAC_OVERRIDE, which a build as the build user requires anyway
+	 * (sandbox_build_user()). The chown clears set-ID bits.
+	 */
+	if (!link && (st->st_mode & 07777) != mode && chmod(path, mode) < 0 &&
+	    errno != EPERM && !own_failed++)
+		own_failed_path = xstrdup(path);
+	if ((st->st_uid != own_uid || st->st_gid != own_gid) &&
+	    lchown(path, own_uid, own_gid) < 0 && !own_failed++)
 		own_failed_path = xstrdup(path);
 	return 0;
 }

@@ -26,8 +26,9 @@ UNITS="$ROOT$PREFIX/lib/systemd/system"
 CONF="$ROOT/etc/mmci/mmci.conf"
 # systemd-analyze security --offline=true, systemd 252, measured on the
 # units as committed; a change that loosens the sandbox must lower these
-# consciously
-MAX_EXPOSURE_DAEMON=3.3
+# consciously. The daemon's 3.7 (3.3 before) is the price of the four
+# capabilities that let builds run as the user mmci-build, not as uid 0
+MAX_EXPOSURE_DAEMON=3.7
 MAX_EXPOSURE_NIGHTLY=1.7
 
 cat > "$TRASH/systemctl" <<EOF
@@ -377,6 +378,9 @@ else
 		set -e
 		cat out &&
 		grep -q "kernel build failed at .make tinyconfig." out &&
+		# the unit keeps what changing to the build user takes
+		grep -q "sandbox: bwrap, no network, user mmci-build" \
+			var/cache/*/build.log &&
 		# each setting bwrap needs, taken away, stops the sandbox
 		for m in "s/^CapabilityBoundingSet=.*/CapabilityBoundingSet=/" \
 			 "s/^ProtectKernelTunables=no/ProtectKernelTunables=yes/" \
