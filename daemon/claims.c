@@ -1864,36 +1864,11 @@ static const char *const op_words[] = {
 	"memmap", "online", "offline", "plug", "unplug", "hotplug", NULL,
 };
 
-/* remove the operations from a list of context words: the workloads stay */
-static void drop_ops(struct strbuf *words)
-{
-	struct strbuf keep = STRBUF_INIT;
-	const char *p = words->buf;
+enum word_pick { ALL_WORDS, OP_WORDS, NON_OP_WORDS };
 
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		char w[WORD_MAX];
-
-		while (*p == ' ') {
-			p++;
-			n--;
-		}
-		if (n && n < WORD_MAX) {
-			memcpy(w, p, n);
-			w[n] = '\0';
-			if (!word_in(w, op_words))
-				strbuf_addf(&keep, "%s%s", keep.len ? ", " : "",
-					    w);
-		}
-		p += n + (p[n] == ',');
-	}
-	strbuf_reset(words);
-	strbuf_addbuf(words, &keep);
-	strbuf_release(&keep);
-}
-
-/* @words of a block's paragraph; only the operations if @ops_only */
-static void block_context(struct strbuf *ctx, const char *words, int ops_only)
+/* the words of the list @words ("a, b") that @pick keeps, added to @out */
+static void pick_words(struct strbuf *out, const char *words,
+		       enum word_pick pick)
 {
 	while (words && *words) {
 		size_t n = strcspn(words, ",");
@@ -1904,14 +1879,34 @@ static void block_context(struct strbuf *ctx, const char *words, int ops_only)
 			n--;
 		}
 		if (n && n < WORD_MAX) {
+			int op;
+
 			memcpy(w, words, n);
 			w[n] = '\0';
-			if (!ops_only || word_in(w, op_words))
-				strbuf_addf(ctx, "%s%s", ctx->len ? ", " : "",
+			op = word_in(w, op_words);
+			if (pick == ALL_WORDS || op == (pick == OP_WORDS))
+				strbuf_addf(out, "%s%s", out->len ? ", " : "",
 					    w);
 		}
 		words += n + (words[n] == ',');
 	}
+}
+
+/* remove the operations from a list of context words: the workloads stay */
+static void drop_ops(struct strbuf *words)
+{
+	struct strbuf keep = STRBUF_INIT;
+
+	pick_words(&keep, words->buf, NON_OP_WORDS);
+	strbuf_reset(words);
+	strbuf_addbuf(words, &keep);
+	strbuf_release(&keep);
+}
+
+/* @words of a block's paragraph; only the operations if @ops_only */
+static void block_context(struct strbuf *ctx, const char *words, int ops_only)
+{
+	pick_words(ctx, words, ops_only ? OP_WORDS : ALL_WORDS);
 }
 
 /* a line of a before or after block; 1 if it was one */
