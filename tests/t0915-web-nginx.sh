@@ -6,23 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}
 
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip_all "nginx is not installed (make setup installs nginx-light)"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
-command -v curl >/dev/null || skip_all "curl is not installed"
 command -v python3 >/dev/null || skip_all "python3 checks the pages"
+# $NGINX, and stop_nginx at exit (its pid file is $TRASH/nginx/nginx.pid)
+. "$SRC/tests/lib-http.sh"
 . "$SRC/tests/lib-web.sh"
-
-stop_nginx() {
-	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || return 0
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	return 0
-}
-test_atexit stop_nginx
 
 test_expect 'mmci web --render writes the pages of 20 runs and a series' '
 	"$MMCI" init --no-tree &&
