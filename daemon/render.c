@@ -966,7 +966,8 @@ static void index_metrics(struct page *pg)
 		}
 	}
 	sqlite3_finalize(st);
-	qsort(mc, nr, sizeof(*mc), metric_count_cmp);
+	if (nr)
+		qsort(mc, nr, sizeof(*mc), metric_count_cmp);
 	strbuf_addstr(&pg->out, "<ul id=\"metrics\" class=\"cols\">\n");
 	for (i = 0; i < nr; i++) {
 		const char *w = mc[i].v->workload, *v = mc[i].v->variant;
