@@ -339,7 +339,13 @@ static void test_build_user(void)
 	char *sub = xstrfmt("%s/obj/made-by-root", scratch);
 	char *f_sub = xstrfmt("%s/file", sub);
 	char *f_obj = xstrfmt("%s/file", obj);
-	char *f_out = xstrfmt("%s/outside", scratch);
+	/*
+	 * beside the object dir, but not below /tmp, where a checkout may
+	 * be (CI): the sandbox's private /tmp would take the write there
+	 */
+	char out_tmpl[] = "/var/tmp/mmci-test-sandbox.XXXXXX";
+	char *out_dir = mkdtemp(out_tmpl);
+	char *f_out = xstrfmt("%s/outside", out_dir ? out_dir : scratch);
 	char *shadow = xstrfmt("cat /etc/shadow > %s/leak", obj);
 	const char *rws[] = { obj, NULL }, *ros[] = { self_dir, NULL };
 	const char *cat[] = { "cat", "/etc/shadow", NULL };
@@ -446,6 +452,10 @@ out:
 	free(sub);
 	free(f_sub);
 	free(f_obj);
+	if (out_dir) {
+		unlink(f_out);
+		rmdir(out_dir);
+	}
 	free(f_out);
 	free(shadow);
 }
