@@ -174,7 +174,15 @@ test_expect 'mmci web serves the installed web/style.css' '
 		sleep 0.1; i=$((i + 1))
 	done
 	port=$(sed -n "s/.*listening on port //p" web.out)
-	curl -sf "http://127.0.0.1:$port/style.css" > css; rc=$?
+	# 503 until the render worker has written its first pages (seconds
+	# under ASan): the file is served from there
+	i=0
+	until curl -sf "http://127.0.0.1:$port/style.css" > css; do
+		rc=$?
+		[ $i -gt 300 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
+	[ $i -gt 300 ] || rc=0
 	kill $pid; wait $pid
 	cat web.err && [ $rc = 0 ] && cmp css "$SRC/web/style.css" &&
 	! grep -q "cannot read" web.err
