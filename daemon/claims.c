@@ -2358,7 +2358,7 @@ static int is_size_unit(const char *w, char *letter)
  */
 static void words_split(struct words *ws, const char *s)
 {
-	int first = ws->nr, i;
+	int first = ws->nr, last, i;
 
 	while (*s) {
 		size_t n = 0;
@@ -2370,7 +2370,9 @@ static void words_split(struct words *ws, const char *s)
 		words_add(ws, s, n);
 		s += n;
 	}
-	for (i = first; i < ws->nr; i++) {
+	/* the words split, not those derived here ("16g" is not split again) */
+	last = ws->nr;
+	for (i = first; i < last; i++) {
 		const char *w = ws->w[i];
 		size_t d = strspn(w, "0123456789");
 		char letter;
@@ -2518,9 +2520,10 @@ int claim_match_score(const struct claim *c, const char *workload,
 	/*
 	 * memmap_init_zone_device() named alone: the time of each rebind,
 	 * what mm authors measure 30 times in a row (the pr_debug() of
-	 * mm/mm_init.c), unless the claim says which bind or memremap
+	 * mm/mm_init.c), unless the claim says which bind or memremap. A
+	 * "first" alone is not the first bind ("check the first page")
 	 */
-	if (words_have(&ws, "memmap") && !words_have(&ws, "first") &&
+	if (words_have(&ws, "memmap") &&
 	    !words_have(&ws, "bind") && !words_have(&ws, "rebind") &&
 	    !words_have(&ws, "memremap") && !words_have(&ws, "hmm"))
 		words_add(&ws, "rebind", 6);

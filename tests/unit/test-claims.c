@@ -554,6 +554,12 @@ static void test_match(void)
 	ok(claim_match_score(&c, "fsdax", NULL, "rebind_memmap") >
 		   claim_match_score(&c, "fsdax", NULL, "first_bind_memmap"),
 	   "memmap alone: rebind above first bind");
+	/* a size in the subject ("16g" derived once, not again and again) */
+	c = make_claim("check the first page only, so the check is almost "
+		       "free: memmap_init_zone_device() [16 GB, VM]", "",
+		       -40.0);
+	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_memmap"), 55 + 2,
+	       "memmap_init_zone_device() with a size and a 'first page'");
 	c = make_claim("fsdax rebind", "", -67.4);
 	is_int(claim_match_score(&c, "fsdax", NULL, "rebind_wall"),
 	       30 + 28 + 1, "workload and half the parts");
