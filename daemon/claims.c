@@ -1446,6 +1446,13 @@ static void pending_clear(struct pending *pd)
 	memset(pd, 0, sizeof(*pd));
 }
 
+/* a block heading's word: 1 "before"/"base", 2 "after"/"patched", 0 */
+static int block_side(const char *w)
+{
+	return word_in(w, before_words) ? 1 :
+	       word_in(w, after_words_hdr) ? 2 : 0;
+}
+
 /*
  * 1 for "<before word> ...: NUM UNIT ...", 2 for an after word, else 0;
  * @v is the first value after the colon, which must have a time or
@@ -1466,11 +1473,8 @@ static int labelled_value(const char *s, size_t len, struct value *v,
 	e = word_after(s, len, p, w);
 	if (e == p)
 		return 0;
-	if (word_in(w, before_words))
-		which = 1;
-	else if (word_in(w, after_words_hdr))
-		which = 2;
-	else
+	which = block_side(w);
+	if (!which)
 		return 0;
 	q = e;
 	while (q < len && s[q] != ':')
@@ -1650,11 +1654,8 @@ static int block_heading(const char *s, size_t len)
 	e = word_after(s, len, p, w);
 	if (e == p)
 		return 0;
-	if (word_in(w, before_words))
-		which = 1;
-	else if (word_in(w, after_words_hdr))
-		which = 2;
-	else
+	which = block_side(w);
+	if (!which)
 		return 0;
 	for (i = p; i < len; i++) {
 		struct value v;
