@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -201,15 +202,16 @@ static char *locate_program(const char *prog, char **envp)
 }
 
 /* what the child writes on its error pipe before it exits 127 */
+enum child_stage { CHILD_EXEC, CHILD_CHDIR, CHILD_USER };
+
 struct child_failure {
-	int chdir_failed;	/* 0: execve() failed */
+	int stage;		/* enum child_stage */
 	int err;		/* errno */
 };
 
-static void __attribute__((noreturn)) child_fail(int fd, int chdir_failed,
-						 int err)
+static void __attribute__((noreturn)) child_fail(int fd, int stage, int err)
 {
-	struct child_failure f = { chdir_failed, err };
+	struct child_failure f = { stage, err };
 	ssize_t n = write(fd, &f, sizeof(f));
 
 	(void)n;
@@ -264,6 +266,17 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		/* async-signal-safe calls only, up to execve() (see above) */
 		setpgid(0, 0);
 		/*
+		 * The drop comes first: a change of credentials clears
+		 * the parent-death signal (prctl(2)). setgroups() and
+		 * setres[ug]id() are plain system calls in a child with
+		 * one thread.
+		 */
+		if (cmd->as_user &&
+		    (setgroups(0, NULL) < 0 ||
+		     setresgid(cmd->gid, cmd->gid, cmd->gid) < 0 ||
+		     setresuid(cmd->uid, cmd->uid, cmd->uid) < 0))
+			child_fail(err_pipe[1], CHILD_USER, errno);
+		/*
 		 * A child of a killed mmci must not go on: a make left
 		 * running would race the retried job's make in the same
 		 * object directory. SIGTERM lets make remove half-written
@@ -277,17 +290,23 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		dup2(cmd->stdin_fd > 0 ? cmd->stdin_fd : null_fd, 0);
 		if (out_fd >= 0)
 			dup2(out_fd, 1);
+		if (cmd->pass_fd > 0) {
+			if (cmd->pass_fd == 3)
+				fcntl(3, F_SETFD, 0);
+			else
+				dup2(cmd->pass_fd, 3);
+		}
 		if (log_fd >= 0) {
 			if (out_fd < 0)
 				dup2(log_fd, 1);
 			dup2(log_fd, 2);
 		}
 		if (cmd->dir && chdir(cmd->dir) < 0)
-			child_fail(err_pipe[1], 1, errno);
+			child_fail(err_pipe[1], CHILD_CHDIR, errno);
 		if (!prog)
-			child_fail(err_pipe[1], 0, ENOENT);
+			child_fail(err_pipe[1], CHILD_EXEC, ENOENT);
 		execve(prog, (char *const *)cmd->argv, envp);
-		child_fail(err_pipe[1], 0, errno);
+		child_fail(err_pipe[1], CHILD_EXEC, errno);
 	}
 	setpgid(cmd->pid, cmd->pid);
 	close(err_pipe[1]);
@@ -299,9 +318,14 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 	if (n == sizeof(f)) {
 		struct strbuf msg = STRBUF_INIT;
 
-		if (f.chdir_failed)
+		if (f.stage == CHILD_CHDIR)
 			strbuf_addf(&msg, "error: cannot chdir to '%s': %s\n",
 				    cmd->dir, strerror(f.err));
+		else if (f.stage == CHILD_USER)
+			strbuf_addf(&msg, "error: cannot become uid %ld gid "
+				    "%ld to run '%s': %s\n", (long)cmd->uid,
+				    (long)cmd->gid, cmd->argv[0],
+				    strerror(f.err));
 		else
 			strbuf_addf(&msg, "error: cannot run '%s': %s\n",
 				    cmd->argv[0], strerror(f.err));

@@ -4,7 +4,8 @@
  * builder, gnuplot, the daemon's jobs, polls and mails). Modelled on git's
  * run-command API.
  *
- * Fd rules: the child gets /dev/null on stdin, or `stdin_fd`. When
+ * Fd rules: the child gets /dev/null on stdin, or `stdin_fd`; `pass_fd`
+ * becomes its fd 3 (a listening socket bound before the drop). When
  * `log_path` is set, the child's stdout and stderr are appended to that
  * file (the parent never sees them); otherwise they are inherited. The
  * parent closes nothing of its own. A child that outlives `timeout_s` is
@@ -19,10 +20,14 @@
  * (config_secret_name(): MMCI_SMTP_PASSWORD and its like), and then what
  * `env` adds or removes.
  *
+ * User: with `as_user`, the child sets its groups, gid and uid (real,
+ * effective and saved) before exec; a drop that fails is a child that
+ * exits 127 after "error: cannot become uid N" (daemon/service-user.h).
+ *
  * Everything the child needs (argv, the environment, the program's path
  * in PATH, the fds) is prepared before fork(); between fork() and exec
  * the child makes only async-signal-safe calls, as a process with threads
- * (the daemon's web server) requires.
+ * (mmci web's server, the libvirt event loop) requires.
  */
 #ifndef MMCI_RUN_COMMAND_H
 #define MMCI_RUN_COMMAND_H
@@ -35,6 +40,11 @@ struct child_process {
 	const char **env;         /* "NAME=value" added, "NAME" removed; NULL-terminated */
 	const char *log_path;     /* append stdout+stderr here, or NULL */
 	int stdin_fd;             /* > 0: the child's stdin (caller closes it); 0: /dev/null */
+	int pass_fd;              /* > 0: also the child's fd 3 (caller closes it) */
+	/* as_user: the child drops to uid/gid (no supplementary groups) */
+	int as_user;
+	uid_t uid;
+	gid_t gid;
 	unsigned int timeout_s;   /* 0 = none */
 	/* called about once a second while finish_command() waits */
 	void (*tick)(void *data);

@@ -4,11 +4,13 @@
  * they get (cleared, no secret, LANG=C.UTF-8, what `env` adds), stdin from
  * a pipe, a program or directory that is not there (exit 127, the error
  * in the log, printed by the parent), a blocked signal of the parent that
- * must not stay blocked in the child, a timeout. (That the child calls
+ * must not stay blocked in the child, a timeout, a descriptor passed as
+ * fd 3, the drop to another user (as root only). (That the child calls
  * nothing unsafe after fork() is not tested here: glibc's fork() resets
  * malloc's locks in the child, so a test with threads that allocate
  * passes with setenv() after fork() too.)
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -151,6 +153,51 @@ static void test_signals(void)
 	ok(cp.timed_out && now_s() - t0 < 3, "after about 1 s");
 }
 
+static void test_pass_fd_and_user(const char *dir)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	const char *sh3[] = { "sh", "-c", "cat <&3", NULL };
+	const char *ids[] = { "sh", "-c", "echo $(id -u) $(id -g) $(id -G); "
+			      "grep ^CapEff: /proc/self/status", NULL };
+	char *log = xstrfmt("%s/log", dir);
+	struct strbuf sb = STRBUF_INIT;
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) < 0 || write(fds[1], "via fd 3\n", 9) != 9) {
+		ok(0, "pipe");
+		return;
+	}
+	close(fds[1]);
+	cp.argv = sh3;
+	cp.log_path = log;
+	cp.pass_fd = fds[0];
+	is_int(run_command(&cp), 0, "pass_fd: a close-on-exec pipe");
+	close(fds[0]);
+	strbuf_read_file(&sb, log, 0);
+	is_str(sb.buf, "via fd 3\n", "the child read it on fd 3");
+	unlink(log);
+
+	if (geteuid()) {
+		skip("as_user: the child drops to uid 65534", "not root");
+		goto out;
+	}
+	memset(&cp, 0, sizeof(cp));
+	cp.argv = ids;
+	cp.log_path = log;
+	cp.as_user = 1;
+	cp.uid = 65534;
+	cp.gid = 65534;
+	is_int(run_command(&cp), 0, "as_user: runs");
+	strbuf_reset(&sb);
+	strbuf_read_file(&sb, log, 0);
+	is_str(sb.buf, "65534 65534 65534\nCapEff:\t0000000000000000\n",
+	       "as_user: its uid and gid, no other group, no capability");
+out:
+	unlink(log);
+	free(log);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-run-command.XXXXXX";
@@ -164,6 +211,7 @@ int main(void)
 	test_env();
 	test_stdin_and_failures(dir);
 	test_signals();
+	test_pass_fd_and_user(dir);
 	rmdir(dir);
 	return done_testing();
 }
