@@ -155,6 +155,8 @@ static int set_wal(struct db *db)
 
 int db_open(struct db *db, const char *path)
 {
+	int persist = 1;
+
 	db->path = xstrdup(path);
 	if (sqlite3_open_v2(path, &db->handle,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -165,6 +167,16 @@ int db_open(struct db *db, const char *path)
 		return -1;
 	}
 	sqlite3_busy_timeout(db->handle, BUSY_TIMEOUT_MS);
+	/*
+	 * Keep the -wal and -shm files when the last connection closes:
+	 * the service user (service-user.h) owns the database file and these
+	 * two, not the directory they are in, and could not create them.
+	 * The last close still checkpoints, so the database file alone is
+	 * whole after it.
+	 */
+	if (sqlite3_file_control(db->handle, "main", SQLITE_FCNTL_PERSIST_WAL,
+				 &persist) != SQLITE_OK)
+		log_warnx("'%s': cannot keep the -wal file", path);
 	if (set_wal(db) < 0 ||
 	    exec_sql(db, "PRAGMA synchronous = NORMAL; "
 			 "PRAGMA foreign_keys = ON;") < 0 ||
