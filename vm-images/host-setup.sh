@@ -62,6 +62,20 @@ else
 		--comment "mmci kernel builds" "$BUILD_USER"
 	say "made build user $BUILD_USER"
 fi
+# Mail, feeds and HTTP are parsed as this user when mmci runs as root
+# (daemon/service-user.h): the daemon's polls, the web server and its
+# render worker. It owns the database and <data>/www and <data>/fetch,
+# which mmci hands to it at start. No login shell, no password, no home.
+SERVICE_USER=${MMCI_USER:-mmci}
+if getent passwd "$SERVICE_USER" >/dev/null; then
+	say "service user $SERVICE_USER present"
+else
+	useradd --system --user-group --home-dir /nonexistent --no-create-home \
+		--shell /usr/sbin/nologin \
+		--comment "mmci parser of mail, feeds and HTTP" "$SERVICE_USER"
+	say "made service user $SERVICE_USER"
+fi
+
 # ccache's cache stays where it is, warm: root's is ~/.cache/ccache, below
 # root's home (0700). The build user may pass through (search, not list)
 # every directory above it that is closed to others; the sandbox lays a
