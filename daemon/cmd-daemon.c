@@ -22,7 +22,11 @@
  *     MMCI_MAIL_SEND=1); killed after twice MMCI_SMTP_TIMEOUT and a
  *     minute; the SMTP password reaches it on its stdin, never in an
  *     environment (run-command.c gives children none of the secrets);
- *   - serve the web pages (web.c) from threads of libmicrohttpd.
+ *   - serve the web pages: a child `mmci web --listen-fd=3` on the socket
+ *     the daemon bound, started again when it ends.
+ * Mail, feeds and HTTP are parsed as the service user (service-user.h):
+ * the web child and the `discover` poll run as that user; the daemon
+ * itself has no thread and parses none of them.
  * Before, a poll and the SMTP session ran inside the loop: a list
  * server that accepted and never answered held the loop (no job reaped
  * or started, SIGTERM unanswered) for the whole fetch timeout, 28 s of
@@ -54,6 +58,7 @@
 #include "db.h"
 #include "job.h"
 #include "run-command.h"
+#include "service-user.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -77,6 +82,8 @@ static const char daemon_usage[] =
 	"                            job, MMCI_LIBVIRT_URI or qemu:///system)\n"
 	"  MMCI_WEB_LISTEN=127.0.0.1:8080, MMCI_MAIL_SEND=0, MMCI_SMTP_URL,\n"
 	"  MMCI_MAIL_FROM, MMCI_WEB_URL   (see mmci report --help)\n"
+	"  MMCI_USER=mmci            as root: parse mail, feeds and HTTP as\n"
+	"                            this user, which owns the database\n"
 	"A bad value (MMCI_POLL_S=3OO) stops the daemon from starting, with\n"
 	"exit status 78; on SIGHUP a file with one is not used at all.\n"
 	"\n"
@@ -101,6 +108,9 @@ static const char daemon_usage[] =
 
 /* after SIGTERM, a poll or mail child still there this long is killed */
 #define TASK_GRACE_MS 500
+
+/* a web server child that ended is started again after this long */
+#define WEB_RESTART_S 2
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 static int wake_fd = -1;	/* the self-pipe's write end */
@@ -135,8 +145,9 @@ struct task {
 	const char *argv[6];
 	char *what;		/* "polling 'discover'", for messages; owned */
 	char *log;		/* owned; NULL: the daemon's stderr */
-	unsigned int limit_s;	/* s: killed after this */
+	unsigned int limit_s;	/* s: killed after this; 0: never */
 	long long job;		/* the job a report child mails, or 0 */
+	int pass_fd;		/* > 0: the child's fd 3 */
 	int running;
 };
 
@@ -155,7 +166,10 @@ struct daemon {
 	double next_poll;
 	double next_recover;	/* monotonic s: next look for stale jobs */
 	int once;
-	struct task poll, mail;
+	struct task poll, mail, web;
+	struct service_user su;	/* parses mail, feeds and HTTP as root's proxy */
+	int web_fd;		/* the listening socket, -1: no pages */
+	double web_restart;	/* monotonic s: start the web child again */
 	char **sources;		/* still to poll in this round; owned */
 	size_t nr_sources, next_source;
 	int retry_due;		/* send failed mails again after the polls */
@@ -437,12 +451,17 @@ static void task_reset(struct task *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int task_start(struct task *t, const char *what, int stdin_fd)
+/* @su: the service user to run as, or NULL for root's own work */
+static int task_start(struct task *t, const char *what, int stdin_fd,
+		      const struct service_user *su)
 {
 	memset(&t->cp, 0, sizeof(t->cp));
 	t->cp.argv = t->argv;
 	t->cp.log_path = t->log;
 	t->cp.stdin_fd = stdin_fd;
+	t->cp.pass_fd = t->pass_fd;
+	if (su)
+		service_user_apply(su, &t->cp);
 	t->what = xstrdup(what);
 	if (start_command(&t->cp) < 0) {
 		log_warnx("%s: not started: %s", what, last_error());
@@ -465,7 +484,8 @@ static int task_done(struct task *t, int *code)
 
 	if (!t->running)
 		return 0;
-	if (!t->cp.timed_out && now_s() - t->cp.start_s > t->limit_s) {
+	if (t->limit_s && !t->cp.timed_out &&
+	    now_s() - t->cp.start_s > t->limit_s) {
 		t->cp.timed_out = 1;
 		signal_command(&t->cp, SIGKILL);
 	}
@@ -578,7 +598,12 @@ static void run_polls(struct daemon *d)
 	t->argv[3] = NULL;
 	t->limit_s = config_number("MMCI_POLL_TIMEOUT_S");
 	what = xstrfmt("polling '%s'", w);
-	task_start(t, what, 0);
+	/*
+	 * Mail and feeds are parsed as the service user; the tree's fetch
+	 * (libgit2, from the configured remote into root's kernel tree,
+	 * which the builds read) stays root's.
+	 */
+	task_start(t, what, 0, strcmp(w, "tree") ? &d->su : NULL);
 	free(what);
 }
 
@@ -636,7 +661,7 @@ static int start_mail(struct daemon *d, long long job)
 	t->job = job;
 	what = job ? xstrfmt("the report of job #%lld", job) :
 		     xstrdup("mail retry");
-	ret = task_start(t, what, fd);
+	ret = task_start(t, what, fd, NULL);
 	free(what);
 	if (fd > 0)
 		close(fd);
@@ -775,6 +800,40 @@ static void reap_jobs(struct daemon *d)
 	}
 }
 
+/* ---- the web pages: a child `mmci web` as the service user ---------- */
+
+/*
+ * The daemon binds the socket (as root, so any port) and hands it to a
+ * child that serves it as the service user, with its render worker. The
+ * daemon itself has no thread and parses no HTTP. A child that ends (a
+ * crash, kill -9) is started again after WEB_RESTART_S on the same
+ * socket: connections wait in its backlog meanwhile.
+ */
+static void run_web(struct daemon *d)
+{
+	struct task *t = &d->web;
+	int code;
+
+	if (d->web_fd < 0)
+		return;
+	if (task_done(t, &code)) {
+		log_warnx("%s ended (exit %d); starting it again in %d s",
+			  t->what, code, WEB_RESTART_S);
+		task_reset(t);
+		d->web_restart = now_s() + WEB_RESTART_S;
+	}
+	if (t->running || now_s() < d->web_restart)
+		return;
+	t->argv[0] = SELF_EXE;
+	t->argv[1] = "web";
+	t->argv[2] = xstrdup("--listen-fd=3");
+	t->argv[3] = NULL;
+	t->limit_s = 0;
+	t->pass_fd = d->web_fd;
+	if (task_start(t, "the web server", 0, &d->su) < 0)
+		d->web_restart = now_s() + WEB_RESTART_S;
+}
+
 /*
  * SIGTERM: stop the children, queue their jobs again. The poll and the
  * mail child have nothing to save: SIGTERM, and SIGKILL when they do not
@@ -861,8 +920,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct daemon d = { 0 };
-	struct web_server *web = NULL;
+	struct daemon d = { .web_fd = -1 };
 	struct sigaction sa;
 	const char *listen_addr = NULL, *listen_from = "--listen";
 	int c, no_web = 0, lock_fd, n, ret = 0, wake[2];
@@ -899,6 +957,16 @@ int cmd_daemon(int argc, char **argv)
 	lock_fd = lock_database(d.cfg.db_path);
 	if (lock_fd < 0)
 		return 1;
+	if (service_user_init(&d.su) < 0)
+		return EX_CONFIG;
+	if (service_user_handover(&d.su, &d.cfg) < 0) {
+		error("mmci daemon does not start: the service user '%s' "
+		      "must own what it writes", d.su.name);
+		return 1;
+	}
+	if (d.su.active)
+		log_info("mail, feeds and HTTP are parsed as user %s (uid %ld)",
+			 d.su.name, (long)d.su.uid);
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("cannot create the daemon's self-pipe");
 	d.wake_rd = wake[0];
@@ -923,14 +991,14 @@ int cmd_daemon(int argc, char **argv)
 		listen_from = "MMCI_WEB_LISTEN";
 	}
 	if (!no_web && *listen_addr && strcmp(listen_addr, "off")) {
-		if (web_start(&d.cfg, listen_addr, &web) < 0) {
+		if (web_listen(listen_addr, &d.web_fd) < 0) {
 			error("the web pages cannot be served on %s (%s)",
 			      listen_addr, listen_from);
 			ret = 1;
 			goto out;
 		}
 		printf("mmci daemon: pid %ld, web pages on port %d\n",
-		       (long)getpid(), web_port(web));
+		       (long)getpid(), web_socket_port(d.web_fd));
 	} else {
 		printf("mmci daemon: pid %ld, no web pages\n", (long)getpid());
 	}
@@ -949,6 +1017,7 @@ int cmd_daemon(int argc, char **argv)
 			queue_polls(&d);
 			d.next_poll = now + config_number("MMCI_POLL_S");
 		}
+		run_web(&d);
 		run_polls(&d);
 		reap_jobs(&d);
 		run_mails(&d);
@@ -971,7 +1040,9 @@ int cmd_daemon(int argc, char **argv)
 		log_info("stopping on a signal");
 	stop_jobs(&d);
 out:
-	web_stop(web);
+	task_stop(&d.web);
+	if (d.web_fd >= 0)
+		close(d.web_fd);
 	for (i = 0; i < d.nr_slots; i++) {
 		free(d.slots[i].uri);
 		free(d.slots[i].env_uri);

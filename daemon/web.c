@@ -46,6 +46,7 @@
 #define WEB_CONN_TIMEOUT 10		/* s a connection may stay silent */
 #define WEB_QUEUE_MAX 64		/* pages queued for the worker */
 #define WEB_RETRY_S 2			/* Refresh of a page being rendered */
+#define WEB_BACKLOG SOMAXCONN		/* connections waiting for accept() */
 #define RENDER_RESTART_S 2		/* s between starts of the worker */
 
 extern char **environ;
@@ -515,20 +516,60 @@ static void raise_nofile(void)
 		log_warn("web: cannot raise the limit of open files");
 }
 
-int web_start(const struct mmci_config *cfg, const char *listen_addr,
-	      struct web_server **out)
+int web_listen(const char *listen_addr, int *fd_out)
 {
-	struct web_server *ws;
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	socklen_t len;
-	int v6 = 0;
+	socklen_t len = 0;
+	int v6 = 0, fd, one = 1;
 
-	*out = NULL;
+	*fd_out = -1;
 	if (!listen_addr)
 		listen_addr = WEB_DEFAULT_LISTEN;
 	if (parse_listen(listen_addr, &ss, &len, &v6) < 0)
 		return -1;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return error_errno("cannot make a socket for '%s'",
+				   listen_addr);
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			      sizeof(one)) < 0) ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    listen(fd, WEB_BACKLOG) < 0) {
+		error_errno("cannot serve on '%s'", listen_addr);
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+int web_socket_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int web_start(const struct mmci_config *cfg, int listen_fd,
+	      struct web_server **out)
+{
+	struct web_server *ws;
+	int flags;
+
+	*out = NULL;
+	/* the worker threads accept in turn: the socket must not block */
+	flags = fcntl(listen_fd, F_GETFL);
+	if (flags < 0 || fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    fcntl(listen_fd, F_SETFD, FD_CLOEXEC) < 0)
+		return error_errno("fd %d is not a socket to serve on",
+				   listen_fd);
 	ws = xcalloc(1, sizeof(*ws));
 	ws->www_fd = -1;
 	ws->www = data_path(cfg, "www");
@@ -543,11 +584,10 @@ int web_start(const struct mmci_config *cfg, const char *listen_addr,
 	raise_nofile();
 
 	ws->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				   MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-				   (v6 ? MHD_USE_IPv6 : 0),
+				   MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
 				   0, NULL, NULL, handle, ws,
 				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				   MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
 				   MHD_OPTION_THREAD_POOL_SIZE,
 				   (unsigned int)WEB_THREADS,
 				   MHD_OPTION_CONNECTION_LIMIT,
@@ -558,20 +598,19 @@ int web_start(const struct mmci_config *cfg, const char *listen_addr,
 				   (unsigned int)WEB_CONN_TIMEOUT,
 				   MHD_OPTION_END);
 	if (!ws->mhd) {
-		error("cannot serve on '%s' (address in use?)", listen_addr);
+		error("cannot serve on fd %d", listen_fd);
 		web_stop(ws);
 		return -1;
 	}
-	info = MHD_get_daemon_info(ws->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	ws->port = info ? info->port : 0;
+	ws->port = web_socket_port(listen_fd);
 	if (pthread_create(&ws->watcher, NULL, render_watch, ws)) {
 		error("cannot start the render watcher thread");
 		web_stop(ws);
 		return -1;
 	}
 	ws->have_watcher = 1;
-	log_info("web: serving %s (port %d) from %s", listen_addr, ws->port,
-		 ws->www);
+	log_info("web: serving port %d from %s as uid %ld", ws->port, ws->www,
+		 (long)geteuid());
 	*out = ws;
 	return 0;
 }

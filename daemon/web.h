@@ -25,17 +25,32 @@ struct web_server;
 #define WEB_DEFAULT_LISTEN "127.0.0.1:8080"
 
 /**
- * web_start() - listen and serve in the background
- * @cfg: where the database and data directory are; copied, the caller
- *	may release it afterwards
+ * web_listen() - bind and listen, before privileges are dropped
  * @listen_addr: "ADDR:PORT" with a numeric IPv4 address or "[IPv6]:PORT";
  *	NULL means WEB_DEFAULT_LISTEN. Port 0 picks a free port (see
- *	web_port()).
- * @out: the running server, for web_stop()
+ *	web_socket_port()).
+ * @fd: the listening socket (close-on-exec)
  *
  * Return: 0, or -1 after error() (bad address, port in use).
  */
-int web_start(const struct mmci_config *cfg, const char *listen_addr,
+int web_listen(const char *listen_addr, int *fd);
+
+/* the port socket @fd is bound to, or -1 */
+int web_socket_port(int fd);
+
+/**
+ * web_start() - serve in the background on a socket from web_listen()
+ * @cfg: where the database and data directory are; copied, the caller
+ *	may release it afterwards
+ * @listen_fd: the listening socket; the server owns it from now on
+ * @out: the running server, for web_stop()
+ *
+ * The server and the render worker it starts run with the ids of the
+ * caller: mmci as root drops to the service user first (service-user.h).
+ *
+ * Return: 0, or -1 after error().
+ */
+int web_start(const struct mmci_config *cfg, int listen_fd,
 	      struct web_server **out);
 
 /* the port the server listens on */

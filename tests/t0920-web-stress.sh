@@ -141,9 +141,11 @@ test_expect 'kill -9 of the server: the restart serves the same pages' '
 	kill -9 "$(cat web.pid)" &&
 	i=0 && while kill -0 "$worker" 2>/dev/null; do
 		i=$((i + 1)); [ $i -lt 50 ] || exit 1; sleep 0.1; done &&
-	# the plot directory a worker killed with -9 would leave
+	# the plot directory a worker killed with -9 would leave, owned
+	# like www/ (the service user when the test runs as root)
 	mkdir "$MMCI_DATA/www/.plots-$worker-test" &&
 	echo 1 2 > "$MMCI_DATA/www/.plots-$worker-test/0.data" &&
+	chown -R --reference="$MMCI_DATA/www" "$MMCI_DATA/www/.plots-$worker-test" &&
 	mv web.err web.err.1 && web_start && page_sum > after.sum &&
 	cat before.sum after.sum && cmp before.sum after.sum &&
 	[ ! -e "$MMCI_DATA/www/.plots-$worker-test" ] &&
