@@ -2852,15 +2852,107 @@ static const char *measured_machine(const struct run_row *r)
 	return !strcmp(r->clock, "icount") ? "TCG/icount" : "TCG";
 }
 
+/* a row of CLAIMS_SELECT as a claim whose strings point into @st */
+static int claim_row(sqlite3_stmt *st, struct claim *c)
+{
+	c->kind = !strcmp(db_col_text(st, 1), "percent") ? CLAIM_PERCENT :
+		  !strcmp(db_col_text(st, 1), "factor") ? CLAIM_FACTOR :
+		  CLAIM_BEFORE_AFTER;
+	c->subject = (char *)db_col_text(st, 2);
+	c->text = (char *)db_col_text(st, 3);
+	c->before = sqlite3_column_double(st, 4);
+	c->after = sqlite3_column_double(st, 5);
+	xsnprintf(c->unit, sizeof(c->unit), "%s", db_col_text(st, 6));
+	c->change_pct = sqlite3_column_double(st, 7);
+	c->higher_is_better = sqlite3_column_int(st, 8);
+	c->line = sqlite3_column_int(st, 9);
+	if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
+		c->before = c->after = NAN;
+	return sqlite3_column_int(st, 0);
+}
+
+#define CLAIMS_SELECT \
+	"SELECT patch, kind, subject, text, coalesce(before, 'nan'), " \
+	"coalesce(after, 'nan'), unit, change_pct, higher_is_better, " \
+	"line FROM claims WHERE series_id = ? ORDER BY patch, line"
+
+/* the metric of @rc that @c fits best, NULL below CLAIM_MIN_SCORE */
+static const struct metric_comparison *
+claim_best_metric(const struct claim *c, const struct run_comparison *rc)
+{
+	const struct metric_comparison *best = NULL;
+	int score = 0;
+	size_t i;
+
+	for (i = 0; rc && i < rc->nr; i++) {
+		int sc = claim_match_score(c, rc->m[i].workload,
+					   rc->m[i].variant, rc->m[i].metric);
+
+		if (sc > score) {
+			score = sc;
+			best = &rc->m[i];
+		}
+	}
+	return score < CLAIM_MIN_SCORE ? NULL : best;
+}
+
+int claims_check(struct db *db, long long series_id,
+		 const struct attribution *a,
+		 const struct run_comparison *final, struct claim_checks *out)
+{
+	sqlite3_stmt *st = db_query(db, CLAIMS_SELECT, "i", series_id);
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		struct claim c = { 0 };
+		const struct metric_comparison *best;
+		struct claim_check *k;
+		const char *what;
+		int patch = claim_row(st, &c);
+
+		best = claim_best_metric(&c, claim_target(a, final, patch,
+							  &what));
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		k = &out->v[out->nr++];
+		memset(k, 0, sizeof(*k));
+		k->patch = patch;
+		k->claimed_pct = c.change_pct;
+		k->claims_better = c.higher_is_better ? c.change_pct > 0 :
+							c.change_pct < 0;
+		k->measured = VERDICT_INSUFFICIENT;
+		k->measured_pct = NAN;
+		if (!best)
+			continue;
+		k->workload = xstrdup(best->workload);
+		k->variant = xstrdup(best->variant);
+		k->metric = xstrdup(best->metric);
+		k->measured = best->c.verdict;
+		k->measured_pct = best->c.change_pct;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+void claim_checks_release(struct claim_checks *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free(l->v[i].workload);
+		free(l->v[i].variant);
+		free(l->v[i].metric);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
 void claims_format(struct db *db, long long series_id,
 		   const struct attribution *a,
 		   const struct run_comparison *final, struct strbuf *out)
 {
-	sqlite3_stmt *st = db_query(db,
-		"SELECT patch, kind, subject, text, coalesce(before, 'nan'), "
-		"coalesce(after, 'nan'), unit, change_pct, higher_is_better, "
-		"line FROM claims WHERE series_id = ? ORDER BY patch, line",
-		"i", series_id);
+	sqlite3_stmt *st = db_query(db, CLAIMS_SELECT, "i", series_id);
 	struct run_row run = { 0 };
 	int any = 0, have_run;
 
@@ -2873,43 +2965,16 @@ void claims_format(struct db *db, long long series_id,
 	while (db_step(db, st) == DB_ROW) {
 		struct claim c = { 0 };
 		const struct run_comparison *rc;
-		const struct metric_comparison *best = NULL;
+		const struct metric_comparison *best;
 		const char *what;
 		char claimed[48], measured[64];
-		int patch = sqlite3_column_int(st, 0), score = 0;
-		size_t i;
-
-		c.kind = !strcmp(db_col_text(st, 1), "percent") ?
-				 CLAIM_PERCENT :
-			 !strcmp(db_col_text(st, 1), "factor") ?
-				 CLAIM_FACTOR : CLAIM_BEFORE_AFTER;
-		c.subject = (char *)db_col_text(st, 2);
-		c.text = (char *)db_col_text(st, 3);
-		c.before = sqlite3_column_double(st, 4);
-		c.after = sqlite3_column_double(st, 5);
-		xsnprintf(c.unit, sizeof(c.unit), "%s", db_col_text(st, 6));
-		c.change_pct = sqlite3_column_double(st, 7);
-		c.higher_is_better = sqlite3_column_int(st, 8);
-		c.line = sqlite3_column_int(st, 9);
-		if (sqlite3_column_type(st, 4) == SQLITE_TEXT)
-			c.before = c.after = NAN;
+		int patch = claim_row(st, &c);
 
 		if (!any++)
 			strbuf_addf(out, "\nclaimed vs measured (claims of "
 				    "the mails; %d = cover letter):\n", 0);
 		rc = claim_target(a, final, patch, &what);
-		for (i = 0; rc && i < rc->nr; i++) {
-			int sc = claim_match_score(&c, rc->m[i].workload,
-						   rc->m[i].variant,
-						   rc->m[i].metric);
-
-			if (sc > score) {
-				score = sc;
-				best = &rc->m[i];
-			}
-		}
-		if (score < CLAIM_MIN_SCORE)
-			best = NULL;
+		best = claim_best_metric(&c, rc);
 		xsnprintf(claimed, sizeof(claimed), "%+.1f%%", c.change_pct);
 		strbuf_addf(out, "  patch %d, line %u: \"%.70s\"\n", patch,
 			    c.line, c.text);

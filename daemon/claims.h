@@ -314,4 +314,34 @@ void claims_format(struct db *db, long long series_id,
 		   const struct attribution *a,
 		   const struct run_comparison *final, struct strbuf *out);
 
+/* a stored claim against what was measured: the mail policy's input */
+struct claim_check {
+	int patch;		/* 0: the cover letter */
+	char *workload, *variant, *metric;	/* the metric it fits; NULL:
+						 * none fits (owned) */
+	double claimed_pct;	/* the claimed change of the metric, % */
+	int claims_better;	/* the claim says the metric got better */
+	int measured;		/* enum verdict of that metric (own step or
+				 * series, as claims_format() holds it) */
+	double measured_pct;	/* %; NAN when not measured */
+};
+
+struct claim_checks {
+	struct claim_check *v;
+	size_t nr, alloc;
+};
+
+/**
+ * claims_check() - each stored claim of @series_id with the metric it
+ * fits and that metric's measured verdict, held against the same
+ * comparison as claims_format() holds it (@a, @final)
+ * @out: appended to; released with claim_checks_release()
+ *
+ * Return: 0, or -1 after error() (a failed read).
+ */
+int claims_check(struct db *db, long long series_id,
+		 const struct attribution *a,
+		 const struct run_comparison *final, struct claim_checks *out);
+void claim_checks_release(struct claim_checks *l);
+
 #endif
