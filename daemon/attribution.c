@@ -195,3 +195,70 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 		strbuf_addf(out, "\n%zu other metric(s): no step changed them "
 			    "significantly\n", quiet);
 }
+
+/* at most this many regressed steps are named; the rest are counted */
+#define VERDICT_MAX_NAMED 4
+
+int attribution_verdict(const struct attribution *a,
+			const struct run_comparison *final, struct strbuf *out)
+{
+	struct strbuf named = STRBUF_INIT;
+	int n = 0, total;
+	size_t i, j;
+
+	/* one step (base vs +N): its own change is the series' */
+	if (a && a->nr > 2) {
+		total = a->s[a->nr - 1].upto;
+		for (i = 1; i < a->nr; i++) {
+			const struct run_comparison *own = &a->s[i].own;
+
+			for (j = 0; j < own->nr; j++) {
+				const struct metric_comparison *m = &own->m[j];
+
+				if (m->c.verdict != VERDICT_WORSE)
+					continue;
+				if (n++ >= VERDICT_MAX_NAMED)
+					continue;
+				strbuf_addf(&named, "%s%d/%d regressed %s %s",
+					    n > 1 ? ", " : "", a->s[i].upto,
+					    total, m->workload, m->metric);
+				if (!isnan(m->c.change_pct))
+					strbuf_addf(&named, " %+.0f %%",
+						    m->c.change_pct);
+			}
+		}
+	}
+	if (!n) {
+		compare_verdict(final, out);
+		return 0;
+	}
+	if (n > VERDICT_MAX_NAMED)
+		strbuf_addf(&named, " and %d more", n - VERDICT_MAX_NAMED);
+	strbuf_addf(out, "%s: %s", final->worse ? "WORSE" : "MIXED",
+		    named.buf);
+	strbuf_release(&named);
+	return n;
+}
+
+int attribution_regressed_patches(const struct attribution *a,
+				  struct strbuf *out)
+{
+	int n = 0, total;
+	size_t i;
+
+	if (!a || a->nr <= 2)
+		return 0;
+	total = a->s[a->nr - 1].upto;
+	for (i = 1; i < a->nr; i++) {
+		size_t j;
+
+		for (j = 0; j < a->s[i].own.nr; j++)
+			if (a->s[i].own.m[j].c.verdict == VERDICT_WORSE)
+				break;
+		if (j == a->s[i].own.nr)
+			continue;
+		strbuf_addf(out, "%s%d/%d", n++ ? ", " : "", a->s[i].upto,
+			    total);
+	}
+	return n;
+}

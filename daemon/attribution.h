@@ -53,4 +53,32 @@ run_comparison_find(const struct run_comparison *rc, const char *workload,
  */
 void attribution_format(const struct attribution *a, struct strbuf *out);
 
+/**
+ * attribution_verdict() - the series' verdict from the whole series and
+ * from each patch's own step, so that a patch whose regression the next
+ * patch hides is still named (issue 16 item 6: a 3-patch series whose
+ * patch 2 saved about what patch 3 added was "BETTER" as a whole)
+ * @a: the steps; with fewer than two patch steps (no --per-patch) only
+ *	@final counts; may be NULL
+ * @final: the series against its base (base vs +N)
+ * @out: "MIXED: 3/3 regressed fsdax rebind_memmap +38 %" (the series as
+ *	a whole did not regress), "WORSE: 2/2 regressed ..." (it did), at
+ *	most 4 steps named and the rest counted; else compare_verdict()'s
+ *	words for @final
+ *
+ * Return: the number of (step, metric) regressions of the patches' own
+ * steps; 0 when the verdict is @final's alone.
+ */
+int attribution_verdict(const struct attribution *a,
+			const struct run_comparison *final,
+			struct strbuf *out);
+
+/*
+ * attribution_regressed_patches() - "3/3" or "1/3, 3/3": the patches
+ * whose own step regressed some metric (per-patch steps only).
+ * Return: how many.
+ */
+int attribution_regressed_patches(const struct attribution *a,
+				  struct strbuf *out);
+
 #endif
