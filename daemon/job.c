@@ -137,6 +137,12 @@ int job_mark_reported(struct db *db, long long id)
 	return db_changes(db) == 1;
 }
 
+int job_set_report_note(struct db *db, long long id, const char *note)
+{
+	return db_run(db, "UPDATE jobs SET report_note = ? WHERE id = ?", "ti",
+		      note, id);
+}
+
 int job_end(struct db *db, long long id, int ok, const char *error,
 	    const char *result)
 {

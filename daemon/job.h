@@ -63,6 +63,13 @@ int job_claim(struct db *db, long long id);
  */
 int job_mark_reported(struct db *db, long long id);
 
+/*
+ * job_set_report_note() - why job @id was mailed or not (the mail
+ * policy's reason, or why a mail was not sent), jobs.report_note.
+ * Return: 0, or -1 after error().
+ */
+int job_set_report_note(struct db *db, long long id, const char *note);
+
 /* status 'done' or 'failed' with @error (NULL when done), @result JSON */
 int job_end(struct db *db, long long id, int ok, const char *error,
 	    const char *result);
