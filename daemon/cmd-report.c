@@ -11,6 +11,7 @@
  * (run-command.c).
  */
 #include <getopt.h>
+#include <stdarg.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -23,6 +24,7 @@
 #include "fsutil.h"
 #include "job.h"
 #include "report.h"
+#include "run.h"
 #include "smtp.h"
 #include "strbuf.h"
 #include "util.h"
@@ -31,6 +33,7 @@ static const char report_usage[] =
 	"usage: mmci report --base RUN --new RUN [--series ID] [--patch N]\n"
 	"                   [--commit SHA] [--to ADDR]... [--from ADDR]\n"
 	"                   [--url BASE] [--outbox DIR] [--send [--smtp URL]]\n"
+	"                   [--force]\n"
 	"   or: mmci report --retry [--smtp URL]\n"
 	"\n"
 	"Write the report of a comparison as a mail in the style of the kernel\n"
@@ -39,8 +42,13 @@ static const char report_usage[] =
 	"author and Cc the series' To and Cc, the comparison table, machine\n"
 	"and kernel details, how to reproduce and a link to the web page.\n"
 	"\n"
+	"The mail policy (docs/MAIL.md) decides first: a regression (of the\n"
+	"series or of a patch's own step) and a claimed improvement are\n"
+	"mailed; no change, insufficient data and an improvement the series\n"
+	"does not claim are not ('not mailed: REASON'); --force mails anyway.\n"
 	"The message is always written to the outbox (<data>/outbox) as a .eml\n"
-	"file, whose path is printed. Nothing is sent without --send.\n"
+	"file, whose path is printed. Nothing is sent without --send, nor\n"
+	"when the links would point to localhost (set --url or MMCI_WEB_URL).\n"
 	"\n"
 	"  --base RUN, --new RUN  the runs compared\n"
 	"  --series ID   the series tested (default: the new run's build's)\n"
@@ -54,10 +62,12 @@ static const char report_usage[] =
 	"  --send        send it to the SMTP server of --smtp or MMCI_SMTP_URL\n"
 	"  --smtp URL    smtp://host:port or smtps://host:port\n"
 	"  --retry       send again every mail that failed\n"
+	"  --force       mail it whatever the policy says\n"
 	"\n"
 	"environment: MMCI_SMTP_URL, MMCI_SMTP_USER, MMCI_SMTP_PASSWORD,\n"
 	"MMCI_SMTP_TLS=1 (require STARTTLS), MMCI_SMTP_TIMEOUT (s),\n"
-	"MMCI_MAIL_FROM, MMCI_MAIL_DOMAIN (of message-ids), MMCI_WEB_URL.\n"
+	"MMCI_MAIL_FROM, MMCI_MAIL_DOMAIN (of message-ids), MMCI_WEB_URL,\n"
+	"MMCI_MAIL_RATE_PER_HOUR (default 30), MMCI_MAIL_OPT_OUT (addresses).\n"
 	"A server that refuses the message: exit 1, the .eml is kept and the\n"
 	"mails table says 'failed' with the server's reply.\n";
 
@@ -77,25 +87,154 @@ static int do_retry(struct db *db, const struct smtp_settings *smtp,
 }
 
 /*
+ * The policy's inputs for a series job or two runs: the comparison of
+ * the whole series, the per-patch steps when the job measured them, the
+ * claims. Fills @extra with the per-patch table and the claims (the mail
+ * shows them above its signature) and @headline with the verdict when a
+ * patch's own step regressed. Return: 1 mail, 0 not (@reason says why).
+ */
+static int decide(struct db *db, long long job, long long series,
+		  const struct run_comparison *rc, struct strbuf *extra,
+		  struct strbuf *headline, struct strbuf *regressed,
+		  struct strbuf *reason)
+{
+	struct attribution attr = { 0 };
+	struct claim_checks cc = { 0 };
+	struct report_policy_input pin = { 0 };
+	struct strbuf v = STRBUF_INIT;
+	int per_patch = 0, mail;
+
+	/* per-patch steps: the base, +1 .. +N runs of the job (3 or more) */
+	if (job && db_int(db, 0, "SELECT count(*) FROM runs WHERE job_id = ? "
+			  "AND status = 'ok'", "i", job) > 2 &&
+	    attribution_load(db, job, &attr) == 0 && attr.nr > 2) {
+		per_patch = 1;
+		attribution_format(&attr, extra);
+	}
+	if (series) {
+		claims_format(db, series, per_patch ? &attr : NULL, rc, extra);
+		if (claims_check(db, series, per_patch ? &attr : NULL, rc,
+				 &cc) < 0)
+			warning("the claims of series #%lld are left out of "
+				"the mail policy: %s", series, last_error());
+	}
+	pin.series = rc;
+	pin.attr = per_patch ? &attr : NULL;
+	pin.claims = cc.v;
+	pin.nr_claims = cc.nr;
+	mail = report_policy(&pin, reason);
+	if (attribution_verdict(pin.attr, rc, &v) > 0) {
+		strbuf_addbuf(headline, &v);
+		attribution_regressed_patches(pin.attr, regressed);
+	}
+	strbuf_release(&v);
+	claim_checks_release(&cc);
+	attribution_release(&attr);
+	return mail;
+}
+
+/* say and record why job @job was (not) mailed */
+static void note(struct db *db, long long job, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	printf("job #%lld: %s\n", job, sb.buf);
+	fflush(stdout);
+	if (job_set_report_note(db, job, sb.buf) < 0)
+		warning("job #%lld: the reason is not recorded: %s", job,
+			last_error());
+	strbuf_release(&sb);
+}
+
+/*
+ * A real send must not link to the mmci host itself: the list's readers
+ * cannot open http://localhost:8080. Return: 1 may send, 0 not (said).
+ */
+static int public_links(const char *url_arg, struct strbuf *why)
+{
+	const char *url = report_web_url(url_arg);
+
+	if (report_public_url(url) ||
+	    config_number("MMCI_MAIL_LOCAL_LINKS"))
+		return 1;
+	strbuf_addf(why, "not sent: the links would point to '%s', which is "
+		    "not a public address; set MMCI_WEB_URL (or --url) to "
+		    "the pages' public address", url);
+	return 0;
+}
+
+/*
+ * Send @r (or write it to the outbox when !@send), unless the links are
+ * not public or the hour's rate is used up (then it waits as a 'failed'
+ * row that the retry round sends). Return: 0, or -1 after error().
+ */
+static int deliver(struct db *db, const struct mmci_config *cfg,
+		   const char *outbox_arg, const char *url_arg,
+		   struct smtp_settings *smtp, int send, const struct report *r,
+		   struct strbuf *what, char **path)
+{
+	char *outbox = outbox_arg ? xstrdup(outbox_arg) :
+				    data_path(cfg, "outbox");
+	long long room;
+	int ret;
+
+	if (send && !public_links(url_arg, what)) {
+		error("%s", what->buf);
+		/* the dry run still goes to the outbox, for a person */
+		if (report_deliver(db, r, outbox, NULL, path, NULL) < 0)
+			warning("not written to the outbox either");
+		free(outbox);
+		return -1;
+	}
+	room = send ? report_rate_room(db) : 1;
+	if (room < 0) {
+		free(outbox);
+		return -1;
+	}
+	if (!room) {
+		strbuf_addf(what, "held: MMCI_MAIL_RATE_PER_HOUR=%lld mails "
+			    "went in the last hour; the retry round sends it",
+			    config_number("MMCI_MAIL_RATE_PER_HOUR"));
+		ret = report_hold(db, r, outbox, what->buf, path);
+		free(outbox);
+		return ret;
+	}
+	ret = report_deliver(db, r, outbox, send ? smtp : NULL, path, NULL);
+	strbuf_addstr(what, ret < 0 ? "not sent, kept for a retry" :
+		      send ? "sent" : "written (dry run)");
+	free(outbox);
+	return ret;
+}
+
+/*
  * The mail of a finished job, as the kernel test robot sends them: a
- * series job always (threaded under the series, with the per-patch table
- * and the claims appended to the comparison), a nightly only when a
- * metric got worse, a bisection when it named a commit. Dry-run (the
+ * series job when report_policy() says so (a regression in the series or
+ * in a patch's own step, a claimed improvement, a claimed improvement
+ * measured as a regression; never "no change" alone), a nightly only when
+ * a metric got worse, a bisection when it named a commit. Dry-run (the
  * outbox) unless MMCI_MAIL_SEND=1 and MMCI_SMTP_URL say where to send.
  * reported_at is set first, and only once (job_mark_reported()): the
- * mail of a job never goes twice, whoever else reports it.
+ * mail of a job never goes twice, whoever else reports it; a job the
+ * policy does not mail is marked too, its reason in jobs.report_note.
+ * @force: mail whatever the policy and the opt-out list say, and even a
+ * job reported before (a person asking; the daemon never does).
  * Return: 0 (mailed, written, or nothing to mail), -1 after error().
  */
 static int report_job(struct db *db, const struct mmci_config *cfg,
-		      struct smtp_settings *smtp, long long job)
+		      struct smtp_settings *smtp, long long job, int force)
 {
 	sqlite3_stmt *st;
 	struct report_input in = { 0 };
 	struct report r = { 0 };
-	struct attribution attr = { 0 };
 	struct run_comparison rc = { 0 };
-	struct strbuf extra = STRBUF_INIT;
-	char *kind = NULL, *status = NULL, *outbox = NULL, *path = NULL;
+	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
+	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
+	struct strbuf regressed = STRBUF_INIT;
+	char *kind = NULL, *status = NULL, *path = NULL;
 	const char *first_bad = NULL;
 	json_t *res = NULL;
 	long long series = 0;
@@ -105,6 +244,8 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	case 1:
 		break;
 	case 0:
+		if (force)
+			break;
 		log_info("job #%lld: reported before", job);
 		return 0;
 	default:
@@ -132,53 +273,79 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	in.new_run = json_integer_value(json_object_get(res, "new_run"));
 	if (!strcmp(kind, "series")) {
 		in.series_id = series;
-		if (attribution_load(db, job, &attr) == 0 && attr.nr > 2)
-			attribution_format(&attr, &extra);
-		if (compare_runs(db, in.base_run, in.new_run, &rc) == 0)
-			claims_format(db, series, attr.nr > 2 ? &attr : NULL,
-				      &rc, &extra);
-	} else if (!strcmp(kind, "nightly")) {
-		if (json_integer_value(json_object_get(res, "worse")) <= 0)
+		if (compare_runs(db, in.base_run, in.new_run, &rc) < 0) {
+			ret = error("job #%lld: no report: %s", job,
+				    last_error());
 			goto out;
+		}
+		if (!decide(db, job, series, &rc, &extra, &headline,
+			    &regressed, &reason) && !force) {
+			note(db, job, "not mailed: %s", reason.buf);
+			goto out;
+		}
+		if (headline.len) {
+			in.headline = headline.buf;
+			in.regressed = regressed.buf;
+		}
+		in.extra = extra.buf;
+	} else if (!strcmp(kind, "nightly")) {
+		if (json_integer_value(json_object_get(res, "worse")) <= 0 &&
+		    !force) {
+			note(db, job, "not mailed: nothing got worse");
+			goto out;
+		}
+		strbuf_addstr(&reason, "nightly regression");
 		in.commit = json_string_value(json_object_get(res, "commit"));
 	} else if (!strcmp(kind, "bisect")) {
 		first_bad = json_string_value(json_object_get(res,
 							      "first_bad"));
-		if (!first_bad)
+		if (!first_bad) {
+			note(db, job, "not mailed: the bisection named no "
+			     "commit");
 			goto out;
+		}
+		strbuf_addstr(&reason, "bisection named a commit");
 		in.commit = first_bad;
 	} else {
 		goto out;
 	}
 	if (!in.base_run || !in.new_run)
 		goto out;
+	if (force) {
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addf(&t, "--force (policy: %s)", reason.buf);
+		strbuf_reset(&reason);
+		strbuf_addbuf(&reason, &t);
+		strbuf_release(&t);
+	}
 	if (report_compose(db, &in, &r) < 0) {
 		ret = error("job #%lld: no report: %s", job, last_error());
 		goto out;
 	}
-	if (extra.len) {
-		strbuf_rtrim(&r.text);
-		strbuf_addstr(&r.text, "\n\n");
-		strbuf_addbuf(&r.text, &extra);
+	if ((r.author_opted_out || !r.nr_rcpt) && !force) {
+		note(db, job, "not mailed: %s (MMCI_MAIL_OPT_OUT); %s",
+		     r.author_opted_out ? "the author opted out" :
+		     "every recipient opted out", reason.buf);
+		goto out;
 	}
 	if (send && !smtp->url) {
 		warning("MMCI_MAIL_SEND=1 but no MMCI_SMTP_URL: dry run");
 		send = 0;
 	}
-	outbox = data_path(cfg, "outbox");
-	ret = report_deliver(db, &r, outbox, send ? smtp : NULL, &path, NULL);
-	log_info("job #%lld: report %s: %s", job,
-		 ret < 0 ? "not sent, kept for a retry" :
-		 send ? "sent" : "written (dry run)", path ? path : "-");
+	ret = deliver(db, cfg, NULL, NULL, smtp, send, &r, &what, &path);
+	note(db, job, "%s: %s: %s", what.buf, reason.buf, path ? path : "-");
 out:
 	json_decref(res);
 	report_release(&r);
-	attribution_release(&attr);
 	run_comparison_release(&rc);
 	strbuf_release(&extra);
+	strbuf_release(&headline);
+	strbuf_release(&regressed);
+	strbuf_release(&reason);
+	strbuf_release(&what);
 	free(kind);
 	free(status);
-	free(outbox);
 	free(path);
 	return ret;
 }
@@ -216,6 +383,7 @@ int cmd_report(int argc, char **argv)
 		{ "send", no_argument, NULL, 's' },
 		{ "smtp", required_argument, NULL, 'm' },
 		{ "retry", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'F' },
 		/* the daemon's mail child (cmd-daemon.c) */
 		{ "job", required_argument, NULL, 'j' },
 		{ "password-stdin", no_argument, NULL, 'P' },
@@ -230,10 +398,15 @@ int cmd_report(int argc, char **argv)
 	struct db db;
 	const char **to = NULL;
 	const char *outbox_arg = NULL;
-	char *outbox = NULL, *path = NULL;
+	char *path = NULL;
 	size_t nr_to = 0, alloc_to = 0;
 	int c, send = 0, retry = 0, ret, password_stdin = 0, for_daemon = 0;
-	long long job = 0;
+	int force = 0, mail;
+	struct run_comparison rc = { 0 };
+	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
+	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
+	struct strbuf regressed = STRBUF_INIT;
+	long long job = 0, series;
 	char *password = NULL;
 
 	smtp_settings_init(&smtp);
@@ -277,6 +450,9 @@ int cmd_report(int argc, char **argv)
 		case 'r':
 			retry = 1;
 			break;
+		case 'F':
+			force = 1;
+			break;
 		case 'j':
 			job = parse_count("--job", optarg);
 			break;
@@ -310,7 +486,7 @@ int cmd_report(int argc, char **argv)
 			return 129;
 		}
 		setup_command(&cfg, &db);
-		ret = report_job(&db, &cfg, &smtp, job) < 0 ? 1 : 0;
+		ret = report_job(&db, &cfg, &smtp, job, force) < 0 ? 1 : 0;
 		goto out;
 	}
 	if (optind != argc || (!retry && (!in.base_run || !in.new_run))) {
@@ -333,19 +509,41 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
+	if (compare_runs(&db, in.base_run, in.new_run, &rc) < 0)
+		goto out;
+	series = in.series_id;
+	if (!series && !in.commit) {
+		struct run_row nr;
+
+		/* the series the new run's build applied, for its claims */
+		if (run_load(&db, in.new_run, &nr) < 0)
+			goto out;
+		series = nr.series_id;
+		run_row_release(&nr);
+	}
+	mail = decide(&db, 0, series, &rc, &extra, &headline, &regressed,
+		      &reason);
+	if (!mail && !force) {
+		printf("not mailed: %s (--force writes it anyway)\n",
+		       reason.buf);
+		ret = 0;
+		goto out;
+	}
+	in.extra = extra.buf;
 	if (report_compose(&db, &in, &rep) < 0)
 		goto out;
-	outbox = outbox_arg ? xstrdup(outbox_arg) : data_path(&cfg, "outbox");
-	if (report_deliver(&db, &rep, outbox, send ? &smtp : NULL, &path,
-			   NULL) == 0) {
+	if (deliver(&db, &cfg, outbox_arg, in.web_url, &smtp, send, &rep,
+		    &what, &path) == 0) {
 		ret = 0;
-		if (send)
+		if (starts_with(what.buf, "held"))
+			log_info("%s", what.buf);
+		else if (send)
 			log_info("sent '%s' to %zu recipient(s)", rep.subject,
 				 rep.nr_rcpt);
 		else
 			log_info("dry run: '%s' written, not sent (--send "
 				 "sends it)", rep.subject);
-	} else if (path) {
+	} else if (path && !starts_with(what.buf, "not sent: the links")) {
 		error("the message is kept in '%s'; 'mmci report --retry' "
 		      "sends it again", path);
 	}
@@ -353,8 +551,13 @@ int cmd_report(int argc, char **argv)
 		printf("%s\n", path);
 	report_release(&rep);
 out:
+	run_comparison_release(&rc);
+	strbuf_release(&extra);
+	strbuf_release(&headline);
+	strbuf_release(&regressed);
+	strbuf_release(&reason);
+	strbuf_release(&what);
 	free(path);
-	free(outbox);
 	free(to);
 	free(password);
 	db_close(&db);

@@ -149,6 +149,10 @@ static const struct setting_def settings[] = {
 	{ "MMCI_POLL_TIMEOUT_S", SETTING_NUMBER, 1800, 1, 86400, NULL },
 	{ "MMCI_PER_PATCH", SETTING_NUMBER, 1, 0, 1, NULL },
 	{ "MMCI_MAIL_SEND", SETTING_NUMBER, 0, 0, 1, NULL },
+	/* report.c: mails sent per hour at most; the rest wait (MAIL.md) */
+	{ "MMCI_MAIL_RATE_PER_HOUR", SETTING_NUMBER, 30, 1, 100000, NULL },
+	/* 1: a real send may link to localhost (readers on this host) */
+	{ "MMCI_MAIL_LOCAL_LINKS", SETTING_NUMBER, 0, 0, 1, NULL },
 	{ "MMCI_SMTP_TLS", SETTING_NUMBER, 0, 0, 1, NULL },
 	{ "MMCI_SMTP_TIMEOUT", SETTING_NUMBER, 60, 1, 3600, NULL },
 	{ "MMCI_FETCH_ATTEMPTS", SETTING_NUMBER, 4, 1, 100, NULL },

@@ -17,10 +17,14 @@
 #include <errno.h>
 #include <math.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "attribution.h"
+#include "claims.h"
 #include "compare.h"
+#include "config.h"
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
@@ -904,6 +908,43 @@ static void add_run_details(struct strbuf *b, const char *side,
 	strbuf_release(&t);
 }
 
+/* bytes of a config fragment shown inline at most; mmci.config is 1 KiB */
+#define MAX_INLINE_CONFIG 8192
+
+/*
+ * The config as the reader can rebuild it: the fragment's name and its
+ * options inline, never the path on the mmci host (issue 16). A fragment
+ * that cannot be read or is too long is named only.
+ */
+static void add_config(struct strbuf *b, const char *fragment,
+		       const char *hash)
+{
+	struct strbuf f = STRBUF_INIT, t = STRBUF_INIT;
+	const char *base = strrchr(fragment, '/'), *p;
+	struct stat st;
+
+	base = base ? base + 1 : fragment;
+	strbuf_addf(b, "config: tinyconfig + kvm_guest.config + %s (.config "
+		    "sha1 %.12s)", clean(&t, base), hash);
+	if (stat(fragment, &st) < 0 || st.st_size > MAX_INLINE_CONFIG ||
+	    strbuf_read_file(&f, fragment, st.st_size) < 0) {
+		strbuf_addch(b, '\n');
+		goto out;
+	}
+	strbuf_addf(b, ", %s:\n", clean(&t, base));
+	for (p = f.buf; *p; p += strcspn(p, "\n"), p += !!*p) {
+		struct strbuf line = STRBUF_INIT;
+
+		strbuf_add(&line, p, strcspn(p, "\n"));
+		if (line.len && line.buf[0] != '#')
+			strbuf_addf(b, "    %s\n", clean(&t, line.buf));
+		strbuf_release(&line);
+	}
+out:
+	strbuf_release(&f);
+	strbuf_release(&t);
+}
+
 static void compose_body(struct db *db, struct compose_ctx *x,
 			 const char *from_line, struct strbuf *b)
 {
@@ -913,8 +954,17 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	char *cpu = NULL;
 	size_t i;
 
-	strbuf_addstr(b, "Hello,\n\n");
-	if (m) {
+	strbuf_addstr(b, "verdict: ");
+	if (x->in.headline)
+		strbuf_addstr(b, clean(&t, x->in.headline));
+	else
+		compare_verdict(&x->rc, b);
+	strbuf_addstr(b, "\n\nHello,\n\n");
+	if (x->in.headline) {
+		strbuf_addstr(b, "mmci, the kernel CI for Linux mm, noticed "
+			      "that a patch of this series regressed in its "
+			      "own step (the verdict above) on:\n\n");
+	} else if (m) {
 		report_metric_name(&name, m);
 		strbuf_addf(b, "mmci, the kernel CI for Linux mm, noticed a "
 			    "%+.1f%% %s of %s on:\n\n", m->c.change_pct,
@@ -934,8 +984,11 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 			strbuf_addf(b, "patch:  %d/%d, the patch that moved "
 				    "the numbers\n", x->patch_idx,
 				    x->series.total);
-		if (report_valid_msgid(x->target_msgid))
-			strbuf_addf(b, "link:   <%s>\n", x->target_msgid);
+		if (report_valid_msgid(x->target_msgid)) {
+			strbuf_addstr(b, "link:   ");
+			report_lore_url(b, x->target_msgid);
+			strbuf_addch(b, '\n');
+		}
 	}
 	if (x->in.commit) {
 		strbuf_addf(b, "commit: %s", x->in.commit);
@@ -964,8 +1017,7 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	}
 	strbuf_addch(b, '\n');
 	if (*x->new.fragment)
-		strbuf_addf(b, "config: %s (sha1 %.12s)\n",
-			    clean(&t, x->new.fragment), x->new.config_hash);
+		add_config(b, x->new.fragment, x->new.config_hash);
 	if (*x->new.compiler)
 		strbuf_addf(b, "compiler: %s\n", clean(&t, x->new.compiler));
 	gethostname(host, sizeof(host) - 1);
@@ -989,7 +1041,7 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 			    clean(&t2, x->new.libvirt_v));
 	strbuf_addf(b, "parameters: %s\n\n", clean(&t, x->new.params));
 
-	if (m && m->c.verdict == VERDICT_WORSE) {
+	if (x->in.headline || (m && m->c.verdict == VERDICT_WORSE)) {
 		strbuf_addf(b, "If you fix the issue in a separate patch/commit "
 			    "(i.e. not just a new version of the same "
 			    "patch/commit), kindly add following tags\n"
@@ -1009,6 +1061,12 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		    *x->new.commit ? short_commit(x->new.commit, sc2) :
 		    "prebuilt", x->new.id);
 	compare_format(db, &x->rc, b);
+	if (x->in.extra && *x->in.extra) {
+		strbuf_rtrim(b);
+		strbuf_addstr(b, "\n\n");
+		strbuf_addstr(b, x->in.extra);
+	}
+	strbuf_rtrim(b);
 	strbuf_addf(b, "\n\nTo reproduce:\n\n"
 		    "        mmci reproduce %lld\n"
 		    "        mmci compare %lld %lld\n\n", x->new.id, x->base.id,
@@ -1054,6 +1112,57 @@ static const char *env_default(const char *given, const char *env,
 	if (given && *given)
 		return given;
 	return v && *v ? v : def;
+}
+
+const char *report_web_url(const char *given)
+{
+	return env_default(given, "MMCI_WEB_URL", REPORT_DEFAULT_WEB_URL);
+}
+
+/* drop @l's addresses that are on the opt-out list; how many went */
+static size_t drop_opted_out(struct report_addresses *l,
+			     const struct report_addresses *out)
+{
+	size_t i, kept = 0, dropped = 0;
+
+	for (i = 0; i < l->nr; i++) {
+		if (has_address(out, l->a[i].email)) {
+			free(l->a[i].name);
+			free(l->a[i].email);
+			dropped++;
+			continue;
+		}
+		l->a[kept++] = l->a[i];
+	}
+	l->nr = kept;
+	return dropped;
+}
+
+/*
+ * MMCI_MAIL_OPT_OUT: an author or a list that asked for no mail. A
+ * recipient on it is left out; the author on it means no mail at all,
+ * which report_job() decides (out->author_opted_out).
+ */
+static int apply_opt_out(struct compose_ctx *x, struct report *out)
+{
+	struct report_addresses opt = { 0 }, author = { 0 };
+	const char *v = getenv("MMCI_MAIL_OPT_OUT");
+	size_t i;
+
+	if (!v || !*v)
+		return 0;
+	if (report_opt_out_parse(v, &opt) < 0)
+		return -1;
+	if (x->series.author)
+		add_from_field(&author, x->series.author);
+	for (i = 0; i < author.nr; i++)
+		if (has_address(&opt, author.a[i].email))
+			out->author_opted_out = 1;
+	out->nr_opted_out = drop_opted_out(&x->to, &opt) +
+			    drop_opted_out(&x->cc, &opt);
+	report_addresses_release(&author);
+	report_addresses_release(&opt);
+	return 0;
 }
 
 static int valid_commit(const char *c)
@@ -1146,8 +1255,7 @@ static int compose_sender(struct compose_ctx *x, const char **domain,
 			"'localhost'", *domain);
 		*domain = "localhost";
 	}
-	report_clean_text(url, env_default(x->in.web_url, "MMCI_WEB_URL",
-					   REPORT_DEFAULT_WEB_URL));
+	report_clean_text(url, report_web_url(x->in.web_url));
 	while (url->len && url->buf[url->len - 1] == '/')
 		strbuf_setlen(url, url->len - 1);
 	x->web_url = url->buf;
@@ -1255,7 +1363,24 @@ static void compose_envelope(const struct compose_ctx *x, const char *domain,
 	out->new_run = x->in.new_run;
 	out->message_id = new_message_id(domain, date);
 	out->from = xstrdup(x->from.a[0].email);
-	report_subject(&s, what, &x->rc);
+	if (x->in.headline && !x->rc.worse) {
+		/* the series hides a patch's regression: say so */
+		struct strbuf h = STRBUF_INIT;
+
+		strbuf_addf(&h, "[mmci] %s: %s", what, x->in.headline);
+		report_clean_text(&s, h.buf);
+		strbuf_release(&h);
+	} else if (x->in.regressed && *x->in.regressed) {
+		struct strbuf h = STRBUF_INIT;
+
+		strbuf_addf(&h, "%s: patch%s %s", what,
+			    strchr(x->in.regressed, ',') ? "es" : "",
+			    x->in.regressed);
+		report_subject(&s, h.buf, &x->rc);
+		strbuf_release(&h);
+	} else {
+		report_subject(&s, what, &x->rc);
+	}
 	out->subject = strbuf_detach(&s, NULL);
 	out->rcpt = xcalloc(x->to.nr + x->cc.nr + 1, sizeof(*out->rcpt));
 	for (i = 0; i < x->to.nr + x->cc.nr; i++) {
@@ -1316,6 +1441,8 @@ int report_compose(struct db *db, const struct report_input *in,
 	} else {
 		compose_other_target(&x, &what);
 	}
+	if (apply_opt_out(&x, out) < 0)
+		goto out;
 	compose_envelope(&x, domain, date, what.buf, out);
 	compose_headers(&x, date, out);
 	format_address(&from_line, &x.from.a[0]);
@@ -1370,28 +1497,48 @@ static int record_result(struct db *db, long long id, int ok,
 		      "WHERE id = ?", "ti", err, id);
 }
 
+/* the .eml in @outbox (*path, caller frees) and its mails row */
+static int store_mail(struct db *db, const struct report *r,
+		      const char *outbox, const char *status, const char *err,
+		      char **path)
+{
+	struct strbuf rcpt = STRBUF_INIT;
+	int ret;
+
+	if (smtp_outbox_write(outbox, r->text.buf, r->text.len, path) < 0)
+		return -1;
+	join_rcpt(&rcpt, r->rcpt, r->nr_rcpt);
+	ret = db_run(db, "INSERT INTO mails (created, kind, series_id, "
+		     "base_run, new_run, message_id, subject, recipients, "
+		     "path, status, error) VALUES (" NOW_SQL ", ?, ?, ?, ?, "
+		     "?, ?, ?, ?, ?, ?)", "tIiitttttt", r->kind, r->series_id,
+		     r->base_run, r->new_run, r->message_id, r->subject,
+		     rcpt.buf, *path, status, err);
+	strbuf_release(&rcpt);
+	return ret;
+}
+
+int report_hold(struct db *db, const struct report *r, const char *outbox,
+		const char *why, char **path)
+{
+	*path = NULL;
+	return store_mail(db, r, outbox, "failed", why, path);
+}
+
 int report_deliver(struct db *db, const struct report *r, const char *outbox,
 		   const struct smtp_settings *smtp, char **path,
 		   long long *mail_id)
 {
-	struct strbuf rcpt = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	long long id;
 	int ret = -1, sent;
 
 	*path = NULL;
 	if (mail_id)
 		*mail_id = 0;
-	if (smtp_outbox_write(outbox, r->text.buf, r->text.len, path) < 0)
-		return -1;
-	join_rcpt(&rcpt, r->rcpt, r->nr_rcpt);
 	/* 'failed' until the server says otherwise: a crash means a retry */
-	if (db_run(db, "INSERT INTO mails (created, kind, series_id, "
-		   "base_run, new_run, message_id, subject, recipients, path, "
-		   "status, error) VALUES (" NOW_SQL ", ?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?)", "tIiitttttt", r->kind, r->series_id,
-		   r->base_run, r->new_run, r->message_id, r->subject,
-		   rcpt.buf, *path, smtp ? "failed" : "dry-run",
-		   smtp ? "not sent yet (interrupted)" : NULL) < 0)
+	if (store_mail(db, r, outbox, smtp ? "failed" : "dry-run",
+		       smtp ? "not sent yet (interrupted)" : NULL, path) < 0)
 		goto out;
 	id = db_last_id(db);
 	if (mail_id)
@@ -1407,7 +1554,6 @@ int report_deliver(struct db *db, const struct report *r, const char *outbox,
 			sent ? "sent" : "refused");
 	ret = sent ? 0 : -1;
 out:
-	strbuf_release(&rcpt);
 	strbuf_release(&err);
 	return ret;
 }
@@ -1461,6 +1607,7 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 	struct failed_mail *f = NULL;
 	size_t nr = 0, alloc = 0, i;
 	sqlite3_stmt *st;
+	long long room;
 	int rc;
 
 	*nr_sent = *nr_failed = 0;
@@ -1477,9 +1624,23 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 		nr++;
 	}
 	sqlite3_finalize(st);
+	room = nr ? report_rate_room(db) : 0;
 	for (i = 0; i < nr; i++) {
 		struct strbuf err = STRBUF_INIT;
-		int ok = resend(smtp, &f[i], &err) == 0;
+		int ok;
+
+		if (room <= 0) {
+			/* the rest waits for the next hour's room */
+			log_info("%zu mail(s) held: MMCI_MAIL_RATE_PER_HOUR "
+				 "reached", nr - i);
+			for (; i < nr; i++) {
+				free(f[i].path);
+				free(f[i].rcpt);
+			}
+			break;
+		}
+		ok = resend(smtp, &f[i], &err) == 0;
+		room -= ok;
 
 		record_result(db, f[i].id, ok, err.buf);
 		if (ok) {
@@ -1494,4 +1655,203 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 	}
 	free(f);
 	return *nr_failed || rc < 0 ? -1 : 0;
+}
+
+/* ---- the mail policy ---- */
+
+/* "fsdax rebind_memmap +38.2 %" */
+static void add_metric_change(struct strbuf *out, const char *workload,
+			      const char *metric, double pct)
+{
+	strbuf_addf(out, "%s %s", workload, metric);
+	if (!isnan(pct))
+		strbuf_addf(out, " %+.1f %%", pct);
+}
+
+/* a claim of an improvement on @m's workload */
+static const struct claim_check *
+claimed_on(const struct report_policy_input *in,
+	   const struct metric_comparison *m)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_claims; i++)
+		if (in->claims[i].claims_better && in->claims[i].workload &&
+		    !strcmp(in->claims[i].workload, m->workload))
+			return &in->claims[i];
+	return NULL;
+}
+
+/* the first metric of @rc with verdict @v, NULL if none */
+static const struct metric_comparison *
+first_with(const struct run_comparison *rc, enum verdict v)
+{
+	size_t i;
+
+	for (i = 0; i < rc->nr; i++)
+		if (rc->m[i].c.verdict == v)
+			return &rc->m[i];
+	return NULL;
+}
+
+int report_policy(const struct report_policy_input *in,
+		  struct strbuf *reason)
+{
+	const struct run_comparison *rc = in->series;
+	const struct attribution *a = in->attr && in->attr->nr > 2 ?
+				      in->attr : NULL;
+	const struct metric_comparison *m;
+	const struct claim_check *k;
+	size_t i, unclaimed = 0;
+	int decided = 0, total = a ? a->s[a->nr - 1].upto : 0;
+
+	strbuf_reset(reason);
+	for (i = 0; i < in->nr_claims; i++) {
+		k = &in->claims[i];
+		if (!k->claims_better || k->measured != VERDICT_WORSE)
+			continue;
+		strbuf_addf(reason, "claimed improvement measured as a "
+			    "regression: patch %d claims %+.1f %%, measured ",
+			    k->patch, k->claimed_pct);
+		add_metric_change(reason, k->workload, k->metric,
+				  k->measured_pct);
+		return 1;
+	}
+	m = report_pick_metric(rc);
+	if (m && m->c.verdict == VERDICT_WORSE) {
+		strbuf_addstr(reason, "regression: ");
+		add_metric_change(reason, m->workload, m->metric,
+				  m->c.change_pct);
+		return 1;
+	}
+	for (i = 1; a && i < a->nr; i++) {
+		m = first_with(&a->s[i].own, VERDICT_WORSE);
+		if (!m)
+			continue;
+		strbuf_addf(reason, "patch %d/%d regressed in its own step: ",
+			    a->s[i].upto, total);
+		add_metric_change(reason, m->workload, m->metric,
+				  m->c.change_pct);
+		return 1;
+	}
+	/* improvements: the series', then each patch's own */
+	for (i = 0; i < (a ? a->nr : 1); i++) {
+		const struct run_comparison *c = i ? &a->s[i].own : rc;
+		size_t j;
+
+		for (j = 0; j < c->nr; j++) {
+			m = &c->m[j];
+			decided |= m->c.verdict != VERDICT_INSUFFICIENT;
+			if (m->c.verdict != VERDICT_BETTER)
+				continue;
+			k = claimed_on(in, m);
+			if (!k) {
+				unclaimed++;
+				continue;
+			}
+			strbuf_addf(reason, "claimed improvement: patch %d "
+				    "claims %+.1f %%, measured ", k->patch,
+				    k->claimed_pct);
+			add_metric_change(reason, m->workload, m->metric,
+					  m->c.change_pct);
+			if (i)
+				strbuf_addf(reason, " in patch %d/%d's own "
+					    "step", a->s[i].upto, total);
+			return 1;
+		}
+	}
+	if (unclaimed)
+		strbuf_addf(reason, "improvement not claimed by the series "
+			    "(%zu metric(s)): on the web page only",
+			    unclaimed);
+	else
+		strbuf_addstr(reason, decided ? "no significant change" :
+				      "insufficient data");
+	return 0;
+}
+
+int report_public_url(const char *url)
+{
+	struct strbuf host = STRBUF_INIT;
+	const char *p;
+	int ok;
+
+	if (!url)
+		return 0;
+	if (starts_with(url, "https://"))
+		p = url + 8;
+	else if (starts_with(url, "http://"))
+		p = url + 7;
+	else
+		return 0;
+	if (*p == '[') {
+		strbuf_add(&host, p + 1, strcspn(p + 1, "]"));
+	} else {
+		strbuf_add(&host, p, strcspn(p, ":/?#"));
+	}
+	for (p = host.buf; *p; p++)
+		host.buf[p - host.buf] = tolower((unsigned char)*p);
+	ok = host.len && strcmp(host.buf, "localhost") &&
+	     !ends_with(host.buf, ".localhost") &&
+	     !starts_with(host.buf, "127.") && strcmp(host.buf, "::1") &&
+	     strcmp(host.buf, "0.0.0.0") && strcmp(host.buf, "::") &&
+	     strcmp(host.buf, "0:0:0:0:0:0:0:1") &&
+	     !strchr(host.buf, '@');
+	strbuf_release(&host);
+	return ok;
+}
+
+int report_opt_out_parse(const char *v, struct report_addresses *l)
+{
+	const char *p = v;
+
+	memset(l, 0, sizeof(*l));
+	while (*p) {
+		size_t n;
+		char *w;
+
+		p += strspn(p, ", \t");
+		n = strcspn(p, ", \t");
+		if (!n)
+			break;
+		w = xstrndup(p, n);
+		if (!smtp_valid_address(w)) {
+			error("MMCI_MAIL_OPT_OUT: '%s' is not an address "
+			      "(user@domain)", w);
+			free(w);
+			report_addresses_release(l);
+			return -1;
+		}
+		/* every entry: the list's cap is for a mail's recipients */
+		ALLOC_GROW(l->a, l->nr + 1, l->alloc);
+		l->a[l->nr].name = xstrdup("");
+		l->a[l->nr++].email = w;
+		p += n;
+	}
+	return 0;
+}
+
+long long report_rate_room(struct db *db)
+{
+	long long limit = config_number("MMCI_MAIL_RATE_PER_HOUR"), sent;
+
+	if (db_int_checked(db, &sent, "SELECT count(*) FROM mails WHERE "
+			   "status = 'sent' AND sent_at >= strftime("
+			   "'%Y-%m-%dT%H:%M:%SZ', 'now', '-3600 seconds')",
+			   "") < 0)
+		return -1;
+	return sent >= limit ? 0 : limit - sent;
+}
+
+void report_lore_url(struct strbuf *out, const char *msgid)
+{
+	const unsigned char *p;
+
+	strbuf_addstr(out, "https://lore.kernel.org/r/");
+	for (p = (const unsigned char *)msgid; *p; p++) {
+		if (isalnum(*p) || strchr("-._~@+=$!*'&", *p))
+			strbuf_addch(out, *p);
+		else
+			strbuf_addf(out, "%%%02X", *p);
+	}
 }

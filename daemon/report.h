@@ -55,6 +55,16 @@ struct report_input {
 	const char *const *to;	/* extra recipients (To), "Name <addr>" */
 	size_t nr_to;
 	time_t date;		/* Date:; 0 means now */
+	const char *headline;	/* a series whose patches' own steps
+				 * regressed: attribution_verdict()'s words,
+				 * the verdict line; the subject too when
+				 * the runs did not regress ("MIXED: ...");
+				 * NULL: the runs' verdict */
+	const char *regressed;	/* those patches, "1/3, 3/3": the subject
+				 * of a regressed series names them */
+	const char *extra;	/* the per-patch table and the claims, put
+				 * after the comparison, above the
+				 * signature; may be NULL */
 };
 
 struct report {
@@ -67,6 +77,8 @@ struct report {
 	char *from;		/* envelope sender: the bare address */
 	char **rcpt;		/* To then Cc, bare addresses, unique */
 	size_t nr_rcpt;
+	size_t nr_opted_out;	/* recipients left out: MMCI_MAIL_OPT_OUT */
+	int author_opted_out;	/* the series' author is on that list */
 };
 
 /**
@@ -110,6 +122,82 @@ int report_deliver(struct db *db, const struct report *r, const char *outbox,
  */
 int report_retry(struct db *db, const struct smtp_settings *smtp,
 		 int *nr_sent, int *nr_failed);
+
+/*
+ * The mail policy (docs/MAIL.md), as the kernel test robot mails: only a
+ * significant change, never "no change" or "insufficient data" alone
+ * (those stay on the web page).
+ */
+struct attribution;
+struct claim_check;
+struct report_addresses;
+
+struct report_policy_input {
+	const struct run_comparison *series;	/* base vs +N; required */
+	const struct attribution *attr;	/* the per-patch steps, or NULL */
+	const struct claim_check *claims;	/* claims_check()'s */
+	size_t nr_claims;
+};
+
+/**
+ * report_policy() - mail a series job's result or not, and why
+ * @in: the comparisons and the claims
+ * @reason: out, one line: what decided it ("regression: ...", "patch 3/3
+ *	regressed ...", "claimed improvement measured as a regression: ...",
+ *	"claimed improvement: ...", "improvement not claimed by the series:
+ *	...", "no significant change", "insufficient data")
+ *
+ * In this order: a claimed improvement measured as a regression, a
+ * regression of the series, a regression of a patch's own step: mail; an
+ * improvement (series or own step) on a workload the series claims an
+ * improvement on: mail; any other improvement, no change, insufficient
+ * data: no mail.
+ *
+ * Return: 1 to mail, 0 not.
+ */
+int report_policy(const struct report_policy_input *in,
+		  struct strbuf *reason);
+
+/**
+ * report_public_url() - may a real mail link to @url: an http(s) address
+ * whose host is not localhost, *.localhost, 127.0.0.0/8, ::1 or 0.0.0.0
+ * Return: 1 or 0.
+ */
+int report_public_url(const char *url);
+
+/* the web address reports link to: --url, MMCI_WEB_URL or the default;
+ * points into the environment or a constant */
+const char *report_web_url(const char *given);
+
+/**
+ * report_opt_out_parse() - MMCI_MAIL_OPT_OUT: addresses (authors or
+ * lists) that get no mail, separated by commas or blanks; every entry
+ * must be a plain addr-spec
+ * @l: filled; released with report_addresses_release()
+ * Return: 0, or -1 after error() naming the bad entry.
+ */
+int report_opt_out_parse(const char *v, struct report_addresses *l);
+
+/**
+ * report_rate_room() - how many more mails may be sent this hour under
+ * MMCI_MAIL_RATE_PER_HOUR (mails rows 'sent' in the last 3600 s count)
+ * Return: 0 or more, or -1 after error().
+ */
+long long report_rate_room(struct db *db);
+
+/**
+ * report_hold() - store the message in @outbox with a 'failed' row whose
+ * error is @why, so `mmci report --retry` (the daemon's retry round)
+ * sends it when the rate limit has room again
+ * @path: out, the .eml; caller frees
+ * Return: 0, or -1 after error().
+ */
+int report_hold(struct db *db, const struct report *r, const char *outbox,
+		const char *why, char **path);
+
+/* https://lore.kernel.org/r/<id>, the id percent-encoded where a URL
+ * needs it */
+void report_lore_url(struct strbuf *out, const char *msgid);
 
 /*
  * The pieces, exported for the unit tests.

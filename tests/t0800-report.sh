@@ -161,6 +161,21 @@ test_expect 'the body: LKP-style text, the table, machine, reproduce, links' '
 	grep -q "^http://localhost:8080/series/1$" dry.eml
 '
 
+test_expect 'the body: the verdict first, then the table, claims above the signature' '
+	sed "1,/^$/d" dry.eml > body &&
+	[ "$(head -1 body)" = "verdict: WORSE: 1 metric(s) regressed" ] &&
+	sig=$(grep -n "^-- $" body | cut -d: -f1) && [ -n "$sig" ] &&
+	tab=$(grep -n "^fsdax .* worse$" body | cut -d: -f1) &&
+	cl=$(grep -n "^claimed vs measured" body | head -1 | cut -d: -f1) &&
+	[ -n "$tab" ] && [ -n "$cl" ] &&
+	[ "$tab" -lt "$cl" ] && [ "$cl" -lt "$sig" ] &&
+	[ "$(sed -n "$((sig + 1)),\$p" body | grep -c .)" -le 2 ] &&
+	grep -qx "link:   https://lore.kernel.org/r/$COVER" body &&
+	! grep -q "<$COVER>" body &&
+	grep -q "^config: tinyconfig + kvm_guest.config + mmci.config (.config sha1 cafecafecafe)" body &&
+	! grep -q "kernel-patches/config" body
+'
+
 test_expect '--url, --from and MMCI_WEB_URL change the links and the sender' '
 	MMCI_WEB_URL=http://ci.example.net/ "$MMCI" report --base 1 --new 2 > out &&
 	grep -q "^http://ci.example.net/compare/1/2$" "$(cat out)" &&
@@ -171,6 +186,10 @@ test_expect '--url, --from and MMCI_WEB_URL change the links and the sender' '
 	grep -Eq "^Message-ID: <.*\.mmci@example\.net>$" "$(cat out)" &&
 	[ "$(nr_received)" = 0 ]
 '
+
+# a real send links to a public address, never to the mmci host
+MMCI_WEB_URL=https://mmci.example.org
+export MMCI_WEB_URL
 
 test_expect '--send delivers it to the SMTP server, as written' '
 	"$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
@@ -219,7 +238,7 @@ test_expect 'patches 1 vs 1-2: threaded under patch 2 without --patch' '
 '
 
 test_expect 'no change (patch 1 alone): the subject says so, no Reported-by' '
-	"$MMCI" report --base 1 --new 3 > out &&
+	"$MMCI" report --base 1 --new 3 --force > out &&
 	headers "$(cat out)" > h && cat h &&
 	grep -qx "In-Reply-To: <20250303100000.1.mmci-demo@example.org>" h &&
 	grep -qx "Subject: \[mmci\] \[PATCH 1/2\] mm/mm_init: tidy comments around memmap_init_zone_device(): no significant change" h &&
@@ -354,6 +373,173 @@ test_expect '--retry sends the failed ones once the server accepts' '
 	[ "$(nr_received)" = $((n + 4)) ] &&
 	[ "$(sql "SELECT count(*) FROM mails WHERE status = \"failed\"")" = 0 ] &&
 	"$MMCI" report --retry --smtp "$SMTP" | grep -q "retried 0 mail(s)"
+'
+
+# add_job ID KIND BASE_RUN NEW_RUN: a finished job of series 1
+add_job() {
+	sql "INSERT INTO jobs (id, kind, status, created_at, series_id, result)
+	     VALUES ($1, '$2', 'done', 0, 1,
+	     '{\"base_run\":$3,\"new_run\":$4,\"worse\":0,\"better\":0}')"
+}
+
+test_expect 'a no-change job is not mailed; marked, its reason recorded' '
+	add_job 11 series 1 3 &&
+	n=$(sql "SELECT count(*) FROM mails") &&
+	"$MMCI" report --job 11 > out 2> err && cat out err &&
+	grep -qx "job #11: not mailed: no significant change" out &&
+	[ "$(sql "SELECT count(*) FROM mails")" = "$n" ] &&
+	[ "$(sql "SELECT reported_at IS NOT NULL FROM jobs WHERE id = 11")" = 1 ] &&
+	[ "$(sql "SELECT report_note FROM jobs WHERE id = 11")" = "not mailed: no significant change" ] &&
+	"$MMCI" report --job 11 > out 2> err && cat out err &&
+	[ "$(sql "SELECT count(*) FROM mails")" = "$n" ]
+'
+
+test_expect '--force mails the no-change job anyway' '
+	n=$(sql "SELECT count(*) FROM mails") &&
+	"$MMCI" report --job 11 --force > out 2> err && cat out err &&
+	grep -q "^job #11: written (dry run): --force (policy: no significant change): " out &&
+	[ "$(sql "SELECT count(*) FROM mails")" = $((n + 1)) ] &&
+	headers "$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1")" |
+		grep -q "^Subject: .*: no significant change$"
+'
+
+test_expect 'a regression job is mailed once, the reason recorded' '
+	add_job 12 series 1 2 &&
+	n=$(sql "SELECT count(*) FROM mails") &&
+	"$MMCI" report --job 12 > out 2> err && cat out err &&
+	grep -q "^job #12: written (dry run): regression: fsdax rebind_memmap +65.6 %: " out &&
+	[ "$(sql "SELECT count(*) FROM mails")" = $((n + 1)) ] &&
+	"$MMCI" report --job 12 > out 2> err && cat out err &&
+	[ "$(sql "SELECT count(*) FROM mails")" = $((n + 1)) ]
+'
+
+test_expect 'a real send with localhost links is refused unless MMCI_MAIL_LOCAL_LINKS=1' '
+	add_job 13 series 1 2 &&
+	n=$(nr_received) && m=$(sql "SELECT count(*) FROM mails") &&
+	! MMCI_WEB_URL= MMCI_MAIL_SEND=1 MMCI_SMTP_URL="$SMTP" \
+		"$MMCI" report --job 13 > out 2> err &&
+	cat out err &&
+	[ "$(grep -c "^error: " err)" = 1 ] &&
+	grep -q "^error: not sent: the links would point to .http://localhost:8080., which is not a public address; set MMCI_WEB_URL" err &&
+	[ "$(nr_received)" = "$n" ] &&
+	[ "$(sql "SELECT status FROM mails ORDER BY id DESC LIMIT 1")" = dry-run ] &&
+	[ "$(sql "SELECT count(*) FROM mails")" = $((m + 1)) ] &&
+	sql "SELECT report_note FROM jobs WHERE id = 13" | grep -q "^not sent: the links would point to" &&
+	add_job 14 series 1 2 &&
+	! MMCI_WEB_URL=http://127.0.0.1:8080 MMCI_MAIL_SEND=1 MMCI_SMTP_URL="$SMTP" \
+		"$MMCI" report --job 14 > out 2> err &&
+	grep -q "127.0.0.1:8080.*not a public address" err &&
+	[ "$(nr_received)" = "$n" ] &&
+	! MMCI_WEB_URL=http://[::1]:8080 "$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
+	grep -q "not a public address" err && [ "$(nr_received)" = "$n" ] &&
+	add_job 20 series 1 2 &&
+	MMCI_WEB_URL= MMCI_MAIL_LOCAL_LINKS=1 MMCI_MAIL_SEND=1 MMCI_SMTP_URL="$SMTP" \
+		"$MMCI" report --job 20 > out 2> err &&
+	cat out err && [ "$(nr_received)" = $((n + 1)) ] &&
+	n=$((n + 1)) &&
+	add_job 15 series 1 2 &&
+	MMCI_MAIL_SEND=1 MMCI_SMTP_URL="$SMTP" "$MMCI" report --job 15 > out 2> err &&
+	cat out err && [ "$(nr_received)" = $((n + 1)) ] &&
+	grep -q "^job #15: sent: regression" out
+'
+
+# add_step RUN UPTO FSDAX_MS JOB: a build of series 1 up to patch UPTO and
+# its run (one boot, icount, fsdax only) made by job JOB
+add_step() {
+	sqlite3 "$MMCI_DB" <<-EOF
+	INSERT INTO builds (id, cache_key, tree_path, commit_id, tree_oid,
+		series_id, upto, config_fragment, config_hash, compiler,
+		kernel_release, hz, status, started_at) VALUES
+		($1, 'k$1', '/t', '333333333333333333333333333333333333333$2', 't',
+		 $( [ "$2" = 0 ] && echo NULL || echo 1), $2,
+		 'kernel-patches/config/mmci.config', 'cafecafecafecafecafe',
+		 'gcc 12.2.0', '6.12.117', 1000, 'ok', 0);
+	INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus,
+		ram_mib, nvdimm_mib, backing, qemu_version, libvirt_version,
+		host, initrd, status, started_at, job_id) VALUES
+		($1, 'step$2', $1, '/k', '6.12.117', '/m', 1000, 'fsdax',
+		 '{"iters":10}', 'tcg', 'icount', 2, 1024, 16384, 'tmpfs',
+		 '7.2.15', '9.0.0', '$HOST', '/i', 'ok', 0, $4);
+	INSERT INTO boots (id, run_id, idx, status, started_at) VALUES
+		($1, $1, 0, 'ok', 0);
+	WITH RECURSIVE it(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM it
+				 WHERE i < 10)
+	INSERT INTO samples (run_id, boot_id, workload, metric, unit,
+			     iteration, value)
+		SELECT $1, $1, 'fsdax', 'rebind_memmap', 'ms', i, $3 FROM it;
+	EOF
+}
+
+test_expect 'per patch: patch 2 hides patch 1, the mail names it (MIXED)' '
+	add_step 21 0 163 16 && add_step 22 1 225 16 && add_step 23 2 163 16 &&
+	add_job 16 series 21 23 &&
+	"$MMCI" compare 21 23 | grep -q "^verdict: no significant change" &&
+	"$MMCI" report --job 16 > out 2> err && cat out err &&
+	grep -q "^job #16: written (dry run): patch 1/2 regressed in its own step: fsdax rebind_memmap +38.0 %: " out &&
+	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
+	headers "$p" > h && cat h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: MIXED: 1/2 regressed fsdax rebind_memmap +38 %" h &&
+	sed "1,/^$/d" "$p" > body &&
+	[ "$(head -1 body)" = "verdict: MIXED: 1/2 regressed fsdax rebind_memmap +38 %" ] &&
+	grep -q "^| Reported-by: " body &&
+	sig=$(grep -n "^-- $" body | cut -d: -f1) &&
+	pp=$(grep -n "^per-patch attribution" body | cut -d: -f1) &&
+	[ -n "$pp" ] && [ "$pp" -lt "$sig" ]
+'
+
+test_expect 'per patch, the series regressed: the subject names patch 2/2' '
+	add_step 41 0 163 19 && add_step 42 1 163 19 && add_step 43 2 225 19 &&
+	add_job 19 series 41 43 &&
+	"$MMCI" report --job 19 > out 2> err && cat out err &&
+	grep -q "^job #19: written (dry run): regression: fsdax rebind_memmap +38.0 %: " out &&
+	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
+	headers "$p" > h && cat h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: patch 2/2: fsdax.rebind_memmap +38.0% regression" h &&
+	[ "$(sed "1,/^$/d" "$p" | head -1)" = "verdict: WORSE: 2/2 regressed fsdax rebind_memmap +38 %" ]
+'
+
+test_expect 'a claimed improvement is mailed; an unclaimed one is not' '
+	add_step 31 0 163 17 && add_step 32 2 120 17 &&
+	add_job 17 series 31 32 &&
+	sql "DELETE FROM claims WHERE series_id = 1" &&
+	"$MMCI" report --job 17 > out 2> err && cat out err &&
+	grep -q "^job #17: not mailed: improvement not claimed by the series" out &&
+	sql "INSERT INTO claims (series_id, patch, line, kind, subject, text,
+	     before, after, unit, change_pct, higher_is_better) VALUES (1, 0,
+	     9, \"before-after\", \"fsdax rebind memmap\",
+	     \"fsdax rebind memmap: 163 ms -> 120 ms\", 163, 120, \"ms\",
+	     -26.4, 0)" &&
+	"$MMCI" report --job 17 --force > out 2> err && cat out err &&
+	grep -q "^job #17: written (dry run): --force (policy: claimed improvement: patch 0 claims -26.4 %, measured fsdax rebind_memmap -26.4 %)" out &&
+	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
+	grep -q "claimed -26.4%, measured -26.4%" "$p"
+'
+
+test_expect 'MMCI_MAIL_RATE_PER_HOUR holds a send; --retry sends it later' '
+	n=$(nr_received) &&
+	MMCI_MAIL_RATE_PER_HOUR=1 "$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" > out 2> err &&
+	cat out err && [ "$(nr_received)" = "$n" ] &&
+	grep -q "held: MMCI_MAIL_RATE_PER_HOUR=1" err &&
+	[ "$(sql "SELECT status FROM mails ORDER BY id DESC LIMIT 1")" = failed ] &&
+	MMCI_MAIL_RATE_PER_HOUR=1 "$MMCI" report --retry --smtp "$SMTP" > out 2> err &&
+	cat out err && [ "$(nr_received)" = "$n" ] &&
+	"$MMCI" report --retry --smtp "$SMTP" > out && cat out &&
+	[ "$(nr_received)" = $((n + 1)) ] &&
+	! MMCI_MAIL_RATE_PER_HOUR=1x "$MMCI" report --base 1 --new 2 --send --smtp "$SMTP" 2> err &&
+	grep -q "MMCI_MAIL_RATE_PER_HOUR=.1x. is not a whole number" err
+'
+
+test_expect 'MMCI_MAIL_OPT_OUT: a list is left out, an author gets nothing' '
+	MMCI_MAIL_OPT_OUT="linux-mm@example.org" "$MMCI" report --base 1 --new 2 > out &&
+	headers "$(cat out)" > h && cat h &&
+	grep -qx "Cc: Andrew Morton <akpm@example.org>" h &&
+	add_job 18 series 1 2 &&
+	MMCI_MAIL_OPT_OUT="x@example.org MMCI-demo@example.org" "$MMCI" report --job 18 > out 2> err &&
+	cat out err &&
+	grep -q "^job #18: not mailed: the author opted out (MMCI_MAIL_OPT_OUT)" out &&
+	! MMCI_MAIL_OPT_OUT="not-an-address" "$MMCI" report --base 1 --new 2 2> err &&
+	grep -q "MMCI_MAIL_OPT_OUT: .not-an-address. is not an address" err
 '
 
 test_expect 'bad input: unknown run, bad --from, usage' '
