@@ -173,6 +173,14 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 	last = &a->s[a->nr - 1].cum;
 	strbuf_addf(out, "per-patch attribution (job #%lld): own = this step "
 		    "vs the one before, cumulative = vs the base\n", a->job_id);
+	/* a patch the series hides is said first, not found in a table */
+	if (a->nr > 2) {
+		struct strbuf v = STRBUF_INIT;
+
+		if (attribution_verdict(a, last, &v) > 0)
+			strbuf_addf(out, "per-patch verdict: %s\n", v.buf);
+		strbuf_release(&v);
+	}
 	for (i = 0; i < last->nr; i++) {
 		const struct metric_comparison *key = &last->m[i];
 		int any = 0;

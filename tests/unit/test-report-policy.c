@@ -173,6 +173,16 @@ static void test_per_patch(void)
 	       "one own step regressed");
 	is_str(v.buf, "MIXED: 3/3 regressed fsdax rebind_memmap +38 %",
 	       "the verdict names the patch the series hides");
+	x.s[3].cum = series.rc;
+	strbuf_reset(&v);
+	attribution_format(&x.a, &v);
+	ok(strstr(v.buf, "\nper-patch verdict: MIXED: 3/3 regressed fsdax "
+		  "rebind_memmap +38 %\n") != NULL,
+	   "the per-patch table starts with that verdict");
+	x.s[3].cum.nr = 0;
+	x.s[3].cum.m = NULL;
+	strbuf_reset(&v);
+	attribution_verdict(&x.a, &series.rc, &v);
 	is_int(decide(&series.rc, &x.a, NULL, 0, &why), 1,
 	       "a series hiding a patch's regression: mailed");
 	is_str(why.buf, "patch 3/3 regressed in its own step: fsdax "
