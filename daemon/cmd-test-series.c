@@ -25,6 +25,8 @@ static const char test_series_usage[] =
 	"  --per-patch        also build and run base+1 .. base+N-1: each\n"
 	"                     patch's own and cumulative effect\n"
 	MEASURE_USAGE
+	"  --remeasure        boot the base even when an icount run of the\n"
+	"                     same build, parameters and set-up exists\n"
 	"  --exit-code        exit 1 when a metric got worse\n";
 
 int cmd_test_series(int argc, char **argv)
@@ -33,6 +35,7 @@ int cmd_test_series(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		MEASURE_OPTIONS,
 		{ "per-patch", no_argument, NULL, 'P' },
+		{ "remeasure", no_argument, NULL, 'R' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "series", required_argument, NULL, 'S' },
 		{ "exit-code", no_argument, NULL, 'e' },
@@ -50,6 +53,7 @@ int cmd_test_series(int argc, char **argv)
 		switch (c) {
 		case 'b': req.base = optarg; break;
 		case 'P': req.per_patch = 1; break;
+		case 'R': req.remeasure = 1; break;
 		case 'J': req.job = parse_count("--job", optarg); break;
 		case 'S': req.series_id = parse_count("--series", optarg); break;
 		case 'e': exit_code = 1; break;

@@ -3,6 +3,15 @@
  * measure.c - kernels of one job, booted in interleaved rounds, with
  * adaptive repeats (see measure.h).
  */
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "interrupt.h"
 #include "measure.h"
 #include "db.h"
 #include "util.h"
@@ -130,32 +139,242 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 	return (int)m->nr++;
 }
 
-int measure_round(struct measure *m, const size_t *which, size_t n)
+int measure_reuse(struct measure *m, size_t i, int boots, char **note)
 {
+	struct measure_kernel *k = &m->k[i];
+	long long old = run_find_reusable(m->db, k->run_id, boots);
+	struct run_row r;
+	char when[32];
+	time_t t;
+	struct tm tm;
+
+	*note = NULL;
+	if (old <= 0)
+		return old < 0 ? -1 : 0;
+	if (run_load(m->db, old, &r) < 0)
+		return -1;
+	if (run_drop_unbooted(m->db, k->run_id) < 0) {
+		run_row_release(&r);
+		return -1;
+	}
+	t = (time_t)r.started_at;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+	*note = xstrfmt("%s: reusing run %lld, measured %s, same build and "
+			"set-up (%d ok boot(s), icount; --remeasure boots "
+			"it again)", i ? k->label : "base", old, when,
+			r.ok_boots);
+	k->run_id = old;
+	k->reused = 1;
+	k->boots = r.boots;
+	run_row_release(&r);
+	return 1;
+}
+
+int measure_slots(const struct measure *m)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long long need = 0, avail, n;
 	size_t i;
-	int ok = 0;
 
-	for (i = 0; i < n; i++) {
-		struct measure_kernel *k = &m->k[which[i]];
+	for (i = 0; i < m->nr; i++) {
+		struct run_row r;
+		long long one;
+		int icount;
 
-		progress("boot %d of %s (run #%lld)", k->boots + 1, k->label,
-			 k->run_id);
-		ok += run_boot(m->cfg, m->db, k->run_id, k->boots) == 0;
-		k->boots++;
+		if (m->k[i].reused)
+			continue;
+		if (run_load(m->db, m->k[i].run_id, &r) < 0)
+			return 1;
+		icount = !strcmp(r.clock, "icount");
+		one = r.ram_mib + 512 +
+		      (!strcmp(r.backing, "tmpfs") ? r.nvdimm_mib / 64 : 0);
+		run_row_release(&r);
+		if (!icount)
+			return 1;
+		if (one > need)
+			need = one;
+	}
+	if (!need || ncpu < 2)
+		return 1;
+	avail = mem_available_mib() - 1024;
+	n = avail / need;
+	if (n > ncpu)
+		n = ncpu;
+	return n < 1 ? 1 : (int)n;
+}
+
+/* one boot of the pool: which kernel, which boot of it, its child */
+struct pool_boot {
+	size_t k;
+	int idx;
+	pid_t pid;
+	int peers;		/* most boots running at once during it */
+	int ok;
+};
+
+/* the child: its own connection to the database, one boot, its result */
+static NORETURN void boot_child(const struct measure *m,
+				const struct pool_boot *b)
+{
+	struct db db = { 0 };
+	int rc = 1;
+
+	/* like run-command.c's children: it goes when mmci goes */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+		_exit(1);
+	if (!db_open(&db, m->db->path)) {
+		rc = run_boot(m->cfg, &db, m->k[b->k].run_id, b->idx) ? 1 : 0;
+		db_close(&db);
+	}
+	_exit(rc);
+}
+
+/*
+ * The boots rows keep the order of the boots (base, new, ...): the next
+ * child starts once this one's row is there, or after 5 s, or when it
+ * is gone.
+ */
+static void wait_boot_row(struct measure *m, const struct pool_boot *b)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (db_int(m->db, 0, "SELECT count(*) FROM boots WHERE run_id "
+			   "= ? AND idx = ?", "ii", m->k[b->k].run_id,
+			   (long long)b->idx) > 0 || kill(b->pid, 0) < 0)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Up to @slots boots at once. A boot is our own code (run_boot()), not
+ * a program: a fork, not run-command.h. The child opens the database
+ * again (an SQLite connection must not cross a fork) and libvirt's
+ * connection is opened per boot (vm.c). On SIGTERM/SIGINT the children
+ * get it too and fail their boots as interrupted.
+ */
+static int boot_pool(struct measure *m, struct pool_boot *b, size_t n,
+		     int slots)
+{
+	size_t next = 0, i;
+	int running = 0, ok = 0, forwarded = 0;
+
+	while (next < n || running) {
+		pid_t pid;
+		int st;
+
+		while (running < slots && next < n && !interrupted()) {
+			struct measure_kernel *k = &m->k[b[next].k];
+
+			progress("boot %d of %s (run #%lld)%s", b[next].idx + 1,
+				 k->label, k->run_id,
+				 slots > 1 ? ", next to others" : "");
+			fflush(stdout);
+			fflush(stderr);
+			pid = fork();
+			if (pid < 0) {
+				error_errno("cannot fork for a boot");
+				break;
+			}
+			if (!pid)
+				boot_child(m, &b[next]);
+			b[next].pid = pid;
+			wait_boot_row(m, &b[next]);
+			running++;
+			for (i = 0; i <= next; i++)
+				if (b[i].pid > 0 && b[i].peers < running)
+					b[i].peers = running;
+			next++;
+		}
+		if (!running)
+			break;	/* interrupted, or no fork */
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno != EINTR)
+				return error_errno("waitpid");
+			if (interrupted() && !forwarded) {
+				for (i = 0; i < next; i++)
+					if (b[i].pid > 0)
+						kill(b[i].pid, SIGTERM);
+				forwarded = 1;
+			}
+			continue;
+		}
+		for (i = 0; i < next; i++) {
+			if (b[i].pid != pid)
+				continue;
+			b[i].pid = 0;
+			b[i].ok = WIFEXITED(st) && !WEXITSTATUS(st);
+			ok += b[i].ok;
+			running--;
+			if (run_mark_concurrent(m->db, m->k[b[i].k].run_id,
+						b[i].idx, b[i].peers) < 0)
+				log_warnx("boot %d of run #%lld ran with %d "
+					  "at once", b[i].idx,
+					  m->k[b[i].k].run_id, b[i].peers);
+		}
 	}
 	return ok;
 }
 
+/* boot @which[0..n) in that order, as many at once as the host allows */
+static int measure_boots(struct measure *m, const size_t *which, size_t n)
+{
+	struct pool_boot *b = xcalloc(n ? n : 1, sizeof(*b));
+	size_t nb = 0, i;
+	int slots = measure_slots(m), ok = 0;
+
+	for (i = 0; i < n; i++) {
+		struct measure_kernel *k = &m->k[which[i]];
+
+		if (k->reused)
+			continue;
+		b[nb].k = which[i];
+		b[nb].idx = k->boots++;
+		nb++;
+	}
+	if (slots > 1 && nb > 1) {
+		progress("%zu boot(s), up to %d at once (icount: the values do "
+			 "not depend on the host's load)", nb, slots);
+		ok = boot_pool(m, b, nb, slots);
+	} else {
+		for (i = 0; i < nb; i++) {
+			struct measure_kernel *k = &m->k[b[i].k];
+
+			progress("boot %d of %s (run #%lld)", b[i].idx + 1,
+				 k->label, k->run_id);
+			ok += run_boot(m->cfg, m->db, k->run_id, b[i].idx) == 0;
+		}
+	}
+	free(b);
+	return ok;
+}
+
+int measure_round(struct measure *m, const size_t *which, size_t n)
+{
+	return measure_boots(m, which, n);
+}
+
+/*
+ * In icount mode all rounds go to the pool at once, and every other
+ * round in reverse: the series' boots are the longer ones when it adds
+ * work, and base, new, new, base on two slots ends when the sum of one
+ * of each does (174 s at 100 GiB, against 200 s for base, new, base,
+ * new). On the wall clock the rounds stay in order, one boot at a time.
+ */
 void measure_rounds(struct measure *m, int rounds)
 {
-	size_t *all = xcalloc(m->nr ? m->nr : 1, sizeof(*all));
-	size_t i;
-	int r;
+	size_t *all = xcalloc(m->nr * rounds + 1, sizeof(*all));
+	size_t i, n = 0;
+	int r, pool = measure_slots(m) > 1;
 
-	for (i = 0; i < m->nr; i++)
-		all[i] = i;
 	for (r = 0; r < rounds; r++)
-		measure_round(m, all, m->nr);
+		for (i = 0; i < m->nr; i++)
+			all[n++] = pool && r % 2 ? m->nr - 1 - i : i;
+	measure_boots(m, all, n);
 	free(all);
 }
 
@@ -246,7 +465,8 @@ int measure_adapt(struct measure *m, const struct measure_pair *pairs,
 			want[p.base] = want[p.new] = 1;
 		}
 		for (i = 0; i < m->nr; i++)
-			if (want[i] && m->k[i].boots < max_boots)
+			if (want[i] && !m->k[i].reused &&
+			    m->k[i].boots < max_boots)
 				which[n++] = i;
 		if (!n)
 			break;
@@ -266,6 +486,7 @@ size_t measure_finish(struct measure *m)
 	size_t i, ok = 0;
 
 	for (i = 0; i < m->nr; i++)
-		ok += run_finish(m->db, m->k[i].run_id) > 0;
+		ok += m->k[i].reused ||
+		      run_finish(m->db, m->k[i].run_id) > 0;
 	return ok;
 }

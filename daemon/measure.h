@@ -35,6 +35,7 @@ struct measure_kernel {
 	struct build_result build;
 	long long run_id;
 	int boots;		/* boots made, ok or not */
+	int reused;		/* run_id is an earlier run's: never booted */
 };
 
 struct measure {
@@ -132,11 +133,35 @@ void measure_release(struct measure *m);
 int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 		int upto, const char *label);
 
-/* boot kernels @which[0..n) once each, in that order; never fails: a
- * failed boot is a boots row. Return: how many boots produced results. */
+/*
+ * measure_reuse() - kernel @i takes an earlier run with the same build,
+ * parameters and set-up instead of its own (run_find_reusable()), in
+ * icount mode only, when that run has @boots ok boots. Its own run, not
+ * booted yet, is dropped; the kernel is booted no more.
+ * Return: 1 reused (its "base: reusing run N ..." line in *note, caller
+ * frees), 0 not, -1 after error().
+ */
+int measure_reuse(struct measure *m, size_t i, int boots, char **note);
+
+/*
+ * How many boots run on the host at once: 1 unless every run is in
+ * icount mode, whose values do not depend on the host's load; then one
+ * per host CPU, as far as the memory the guests take (RAM, and the
+ * memmap in a tmpfs NVDIMM file) leaves 1 GiB available.
+ */
+int measure_slots(const struct measure *m);
+
+/*
+ * boot kernels @which[0..n) once each, in that order; never fails: a
+ * failed boot is a boots row. In icount mode up to measure_slots() boots
+ * run at once, each in a child process (each boot records how many ran
+ * with it); on the wall clock one after another.
+ * Return: how many boots produced results.
+ */
 int measure_round(struct measure *m, const size_t *which, size_t n);
 
-/* @rounds rounds of every kernel */
+/* @rounds rounds of every kernel; in icount mode every other round is
+ * reversed, so two slots end together (measure.c) */
 void measure_rounds(struct measure *m, int rounds);
 
 /**

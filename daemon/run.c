@@ -8,6 +8,7 @@
  * sparse before and removed after, on every path.
  */
 #include <jansson.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -381,9 +382,39 @@ static int choose_pin(const struct run_opts *o, const char *clock,
 	return !strcmp(clock, "wall") && vcpus <= 2 && ncpu >= (long)vcpus;
 }
 
+/*
+ * The set-up of the guest that the columns of runs do not say: the domain
+ * template (machine type, guest CPU model, devices) and the host's
+ * architecture. 0, or -1 after error().
+ */
+static int setup_hash(const struct mmci_config *cfg, char out[41])
+{
+	char *template = project_path(cfg, "vm-images/domain.xml.in");
+	struct strbuf sb = STRBUF_INIT;
+	struct utsname u;
+	int ret = -1;
+
+	if (strbuf_read_file(&sb, template, 0) < 0) {
+		error_errno("cannot read '%s'", template);
+		goto out;
+	}
+	if (uname(&u) < 0) {
+		error_errno("uname");
+		goto out;
+	}
+	strbuf_addf(&sb, "\narch %s\n", u.machine);
+	hash_hex(sb.buf, sb.len, out);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(template);
+	return ret;
+}
+
 int run_create(const struct mmci_config *cfg, struct db *db,
 	       const struct run_opts *o, long long *run_id)
 {
+	char setup_sha[41];
 	char host[256] = "unknown", runner_sha[41], initrd_sha[41];
 	struct accel_choice ac;
 	char *initrd = NULL, *runner = NULL, *params = NULL;
@@ -434,6 +465,8 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	runner = project_path(cfg, "runner/mmci-runner");
 	if (hash_file_hex(runner, runner_sha) < 0)
 		goto out;
+	if (setup_hash(cfg, setup_sha) < 0)
+		goto out;
 	gethostname(host, sizeof(host) - 1);
 	vm_versions(&qemu_v, &libvirt_v);
 	cmdline = guest_cmdline(o, wl.buf, steps.buf);
@@ -465,16 +498,17 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
-		   "initrd_sha1, accel_reason, status, started_at) VALUES (?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "'running', ?)",
-		   "tIItttIttttiiittttttttd", o->label, o->job_id, o->build_id,
+		   "initrd_sha1, accel_reason, setup_sha1, status, started_at) "
+		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, 'running', ?)",
+		   "tIItttIttttiiitttttttttd", o->label, o->job_id, o->build_id,
 		   o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,
 		   choose_backing(o, ram_mib), qemu_v, libvirt_v, host, runner_sha,
-		   initrd, initrd_sha, ac.why, (double)time(NULL)) < 0)
+		   initrd, initrd_sha, ac.why, setup_sha,
+		   (double)time(NULL)) < 0)
 		goto out;
 	*run_id = db_last_id(db);
 	ret = 0;
@@ -854,6 +888,71 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
 	for (i = 0; i < boots && !interrupted(); i++)
 		run_boot(cfg, db, *run_id, i);
 	return run_finish(db, *run_id) > 0 ? 0 : -1;
+}
+
+/*
+ * Everything that decides an icount value, compared column by column:
+ * the kernel build (its cache key: tree, fragment, recipe, compiler,
+ * bench module; and the .config it gave), workloads and parameters (with
+ * the guest's command line and timeout), the accelerator and clock, the
+ * guest's shape and backing, QEMU and libvirt versions, the runner and
+ * the initramfs (hashes) and the rest of the set-up (setup_hash()).
+ */
+static const char reuse_sql[] =
+	"SELECT r.id FROM runs r JOIN runs n ON n.id = ?1 "
+	"JOIN builds rb ON rb.id = r.build_id "
+	"JOIN builds nb ON nb.id = n.build_id "
+	"WHERE r.id <> n.id AND r.status = 'ok' AND n.clock = 'icount' "
+	"AND r.clock = 'icount' AND rb.status = 'ok' AND nb.status = 'ok' "
+	"AND rb.cache_key = nb.cache_key "
+	"AND rb.dotconfig_hash IS nb.dotconfig_hash "
+	"AND r.kernel_release = n.kernel_release "
+	"AND r.workloads = n.workloads AND r.params = n.params "
+	"AND r.accel = n.accel AND r.vcpus = n.vcpus "
+	"AND r.ram_mib = n.ram_mib AND r.nvdimm_mib = n.nvdimm_mib "
+	"AND r.backing = n.backing "
+	"AND r.qemu_version IS NOT NULL AND r.qemu_version = n.qemu_version "
+	"AND r.libvirt_version = n.libvirt_version "
+	"AND r.runner_sha1 IS NOT NULL AND r.runner_sha1 = n.runner_sha1 "
+	"AND r.initrd_sha1 IS NOT NULL AND r.initrd_sha1 = n.initrd_sha1 "
+	"AND r.setup_sha1 IS NOT NULL AND r.setup_sha1 = n.setup_sha1 "
+	"AND (SELECT count(*) FROM boots WHERE run_id = r.id AND "
+	"status = 'ok') >= ?2 "
+	"ORDER BY r.id DESC LIMIT 1";
+
+long long run_find_reusable(struct db *db, long long run_id, int min_boots)
+{
+	long long id = 0;
+
+	if (db_int_checked(db, &id, reuse_sql, "ii", run_id,
+			   (long long)min_boots) < 0)
+		return -1;
+	return id;
+}
+
+int run_drop_unbooted(struct db *db, long long run_id)
+{
+	if (db_run(db, "DELETE FROM runs WHERE id = ? AND status = 'running' "
+		   "AND NOT EXISTS (SELECT 1 FROM boots WHERE run_id = ?) AND "
+		   "NOT EXISTS (SELECT 1 FROM samples WHERE run_id = ?) AND "
+		   "NOT EXISTS (SELECT 1 FROM events WHERE run_id = ?)",
+		   "iiii", run_id, run_id, run_id, run_id) < 0)
+		return -1;
+	if (db_changes(db) != 1)
+		return error("run #%lld was not dropped: it has boots or "
+			     "results already", run_id);
+	return 0;
+}
+
+int run_mark_concurrent(struct db *db, long long run_id, int idx, int n)
+{
+	if (db_run(db, "UPDATE boots SET concurrent = ? WHERE run_id = ? AND "
+		   "idx = ?", "iii", (long long)n, run_id, (long long)idx) < 0 ||
+	    db_run(db, "UPDATE runs SET concurrent = max(concurrent, ?) WHERE "
+		   "id = ?", "ii", (long long)n, run_id) < 0)
+		return error("run #%lld boot %d: its concurrency is not "
+			     "recorded", run_id, idx);
+	return 0;
 }
 
 /* --- the kernel of a run ------------------------------------------- */

@@ -147,6 +147,24 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
 int run_finish(struct db *db, long long run_id);
 
 /*
+ * run_find_reusable() - an earlier run whose icount values @run_id (just
+ * made, not booted) would repeat: same build, workloads, parameters and
+ * set-up (run.c, reuse_sql), status ok, with at least @min_boots ok boots.
+ * icount values are the same on every boot of the same set-up
+ * (docs/FACTS.md), so its boots stand for new ones. Never a wall-clock
+ * run. Return: its id, 0 when there is none, -1 after error().
+ */
+long long run_find_reusable(struct db *db, long long run_id, int min_boots);
+
+/* delete run @run_id, made but never booted (a reused one replaces it);
+ * 0, or -1 after error() */
+int run_drop_unbooted(struct db *db, long long run_id);
+
+/* boot @idx of @run_id ran with @n boots on the host at once (1: alone);
+ * the run keeps its largest. 0, or -1 after error() */
+int run_mark_concurrent(struct db *db, long long run_id, int idx, int n);
+
+/*
  * The runs of job @job_id still 'running', and their running boots, are
  * failed with @why (a dead owner: job_recover()). In the caller's
  * transaction. 0, or -1 after the database's error.

@@ -21,6 +21,7 @@ struct series_job {
 	struct db *db;
 	struct loaded_series ls;
 	struct measure m;
+	char *reuse_note;	/* "base: reusing run N ...", or NULL */
 	git_repository *repo;
 	git_oid base, *heads;
 	long long job;
@@ -176,11 +177,19 @@ static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 			pairs[np++] = (struct measure_pair){ 0, i };
 	}
 	measure_args_resolve(ma, m);
+	if (sj->req->remeasure) {
+		progress("base: measured again (--remeasure)");
+	} else if (measure_reuse(m, 0, ma->boots, &sj->reuse_note) < 0) {
+		free(pairs);
+		return -1;
+	} else if (sj->reuse_note) {
+		progress("%s", sj->reuse_note);
+	}
 	measure_rounds(m, ma->boots);
 	measure_adapt(m, pairs, np, NULL, NULL, ma->max_boots);
 	free(pairs);
 	measure_finish(m);
-	if (run_finish(sj->db, m->k[0].run_id) <= 0 ||
+	if ((!m->k[0].reused && run_finish(sj->db, m->k[0].run_id) <= 0) ||
 	    run_finish(sj->db, m->k[m->nr - 1].run_id) <= 0)
 		return error("no usable boot for run #%lld or #%lld: see "
 			     "'mmci show run ID'", m->k[0].run_id,
@@ -202,6 +211,8 @@ static int report(struct series_job *sj, const struct measure_args *ma,
 	if (compare_runs(sj->db, base_run, new_run, &rc) < 0)
 		return -1;
 	printf("\nmmci test-series: %s\n", sj->ls.s.title);
+	if (sj->reuse_note)
+		printf("%s\n", sj->reuse_note);
 	compare_format(sj->db, &rc, &out);
 	if (m->extra_rounds)
 		strbuf_addf(&out, "adaptive repeats: %d more round(s) for "
@@ -223,8 +234,10 @@ static int report(struct series_job *sj, const struct measure_args *ma,
 	       "show run %lld\n", now_s() - sj->t0, sj->job, base_run,
 	       new_run);
 	result = xstrfmt("{\"base_run\":%lld,\"new_run\":%lld,\"worse\":%d,"
-			 "\"better\":%d,\"extra_rounds\":%d}", base_run,
-			 new_run, rc.worse, rc.better, m->extra_rounds);
+			 "\"better\":%d,\"extra_rounds\":%d,"
+			 "\"base_reused\":%s}", base_run, new_run, rc.worse,
+			 rc.better, m->extra_rounds,
+			 m->k[0].reused ? "true" : "false");
 	job_end(sj->db, sj->job, 1, NULL, result);
 	*worse = rc.worse;
 	free(result);
@@ -259,6 +272,7 @@ fail:
 		job_end(db, sj.job, 0, interrupt_or_last_error(), NULL);
 out:
 	measure_release(&sj.m);
+	free(sj.reuse_note);
 	loaded_series_release(&sj.ls);
 	free(sj.heads);
 	git_repository_free(sj.repo);

@@ -9,6 +9,10 @@
  * series with its base, each patch with the step before, the claims of
  * the mails with the measurements, and this version with the previous
  * one. Everything belongs to one 'series' job.
+ *
+ * In icount mode a base already measured with the same build, parameters
+ * and set-up is not booted again: its earlier run stands in
+ * (measure_reuse(); the run then belongs to the job that made it).
  */
 #ifndef MMCI_SERIES_JOB_H
 #define MMCI_SERIES_JOB_H
@@ -22,6 +26,7 @@ struct series_job_request {
 	long long series_id;	/* a stored series, or 0 */
 	const char *base;	/* a ref of the tree */
 	int per_patch;
+	int remeasure;		/* boot the base even when a run can be reused */
 	long long job;		/* a queued job of the daemon, or 0 */
 };
 
