@@ -538,6 +538,7 @@ struct kbuild {
 	struct build_result *res;
 	char *fragment;		/* absolute */
 	char frag_hash[41], key[41], commit_hex[41], tree_hex[41];
+	char config_key[41];	/* the config step's inputs; "" unknown */
 	char *cc, *cache, *kb, *artifacts, *objdir, *log, *worktree;
 	char *dotconfig;
 	/* ccache's settings and its cache's place: the same inside */
@@ -637,6 +638,102 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	return 0;
 }
 
+/*
+ * What of the tree the config step reads, as text for its key: every
+ * Kconfig* file (path and blob id), and whole the trees whose files
+ * Kconfig's macros and the recipe run or merge (scripts/: cc-option and
+ * friends; kernel/configs/, arch/x86/configs/: tinyconfig and
+ * kvm_guest.config) and the top Makefile (the version in the header).
+ * A patch to a .c file of mm/ leaves it unchanged, so base and series share it.
+ */
+struct kconfig_walk {
+	struct strbuf *out;
+};
+
+static int kconfig_entry(const char *root, const git_tree_entry *e,
+			 void *payload)
+{
+	struct kconfig_walk *w = payload;
+	const char *name = git_tree_entry_name(e);
+	char hex[GIT_OID_HEXSZ + 1];
+	git_object_t type = git_tree_entry_type(e);
+	int whole = 0;
+
+	git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
+	if (type == GIT_OBJECT_TREE) {
+		whole = (!*root && !strcmp(name, "scripts")) ||
+			(!strcmp(root, "kernel/") && !strcmp(name, "configs")) ||
+			(!strcmp(root, "arch/x86/") &&
+			 !strcmp(name, "configs"));
+		if (!whole)
+			return 0;
+		strbuf_addf(w->out, "%s%s/ %s\n", root, name, hex);
+		return 1;	/* its id says it all: skip its entries */
+	}
+	if (starts_with(name, "Kconfig") || (!*root && !strcmp(name, "Makefile")))
+		strbuf_addf(w->out, "%s%s %s\n", root, name, hex);
+	return 0;
+}
+
+int build_kconfig_inputs(git_repository *repo, const git_oid *commit,
+			 struct strbuf *out)
+{
+	struct kconfig_walk w = { out };
+	git_oid tree_oid;
+	git_tree *tree = NULL;
+	int rc;
+
+	if (tree_of_commit(repo, commit, &tree_oid) < 0)
+		return -1;
+	if (git_tree_lookup(&tree, repo, &tree_oid) < 0)
+		return error("cannot read tree %.12s: %s",
+			     git_oid_tostr_s(&tree_oid), git_errmsg());
+	rc = git_tree_walk(tree, GIT_TREEWALK_PRE, kconfig_entry, &w);
+	git_tree_free(tree);
+	if (rc < 0)
+		return error("cannot walk tree %.12s: %s",
+			     git_oid_tostr_s(&tree_oid), git_errmsg());
+	return 0;
+}
+
+void build_config_key(const struct config_key_inputs *in, char out[41])
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	/* one field a line, each named: no two inputs give one text */
+	strbuf_addf(&sb, "mmci config step 1\nrecipe %s\nfragment %s\n"
+		    "arch %s\ncc %s\nkconfig %s\n", in->recipe,
+		    in->fragment_sha1, in->arch, in->cc, in->kconfig_sha1);
+	hash_hex(sb.buf, sb.len, out);
+	strbuf_release(&sb);
+}
+
+/* the key of the config step, or "" when it cannot be told (no cache) */
+static void kbuild_config_key(struct kbuild *k, git_repository *repo,
+			      const git_oid *commit)
+{
+	struct strbuf kc = STRBUF_INIT;
+	struct config_key_inputs in = { 0 };
+	char kc_hash[41];
+	struct utsname u;
+
+	k->config_key[0] = '\0';
+	if (uname(&u) < 0 || build_kconfig_inputs(repo, commit, &kc) < 0) {
+		log_warnx("the config step is not cached: its inputs cannot be "
+			  "read (%s)", last_error());
+		strbuf_release(&kc);
+		return;
+	}
+	hash_hex(kc.buf, kc.len, kc_hash);
+	in.recipe = BASE_RECIPE;
+	in.fragment_sha1 = k->frag_hash;
+	in.arch = u.machine;
+	in.cc = k->cc;
+	in.kconfig_sha1 = kc_hash;
+	build_config_key(&in, k->config_key);
+	strbuf_release(&kc);
+}
+
 /* the checkout and the sandbox around the tree's commands; 0 or -1 */
 static int kbuild_prepare(struct kbuild *k, git_repository *repo,
 			  const git_oid *commit)
@@ -678,7 +775,80 @@ static int kbuild_prepare(struct kbuild *k, git_repository *repo,
 	vmlinux = xstrfmt("%s/vmlinux", k->objdir);
 	k->cold = !file_exists(vmlinux);
 	free(vmlinux);
+	kbuild_config_key(k, repo, commit);
 	return 0;
+}
+
+/* a line at the end of the build log; 0 or -1 after error() */
+static int append_line(const char *path, const char *line)
+{
+	FILE *f = fopen(path, "a");
+
+	if (!f)
+		return error_errno("cannot open '%s'", path);
+	if (fputs(line, f) == EOF) {
+		fclose(f);
+		return error_errno("cannot write to '%s'", path);
+	}
+	if (fclose(f))
+		return error_errno("cannot write to '%s'", path);
+	return 0;
+}
+
+/*
+ * The config step, or its cached output: the .config it made from the
+ * same inputs (build_config_key()) is copied into the object directory
+ * and the step is skipped; its 25-60 s are one build's, not every one's.
+ * 0 or -1.
+ */
+static int kbuild_configure(struct kbuild *k)
+{
+	struct make_ctx *mc = &k->mc;
+	char *dir = data_path(k->cfg, "cache/config");
+	char *cached = NULL, *dotconfig = xstrfmt("%s/.config", k->objdir);
+	char *line, *tmp = NULL;
+	int ret = -1;
+
+	if (k->config_key[0]) {
+		cached = xstrfmt("%s/%s.config", dir, k->config_key);
+		if (file_exists(cached)) {
+			if (copy_file(cached, dotconfig) < 0)
+				goto out;
+			line = xstrfmt("mmci: config step cached: %s (key %s), "
+				       "not run\n", cached, k->config_key);
+			ret = append_line(k->log, line);
+			free(line);
+			progress("build #%lld: config step cached (key %.12s)",
+				 k->res->id, k->config_key);
+			goto out;
+		}
+	}
+	progress("build #%lld: configuring (%s)", k->res->id, k->fragment);
+	if (configure(mc, k->fragment) < 0)
+		goto out;
+	ret = 0;
+	if (!cached)
+		goto out;
+	/* into the cache under another name first: a reader sees all or none */
+	tmp = xstrfmt("%s.%d.tmp", cached, (int)getpid());
+	if (mkdir_p(dir, 0755) < 0 || copy_file(dotconfig, tmp) < 0 ||
+	    rename(tmp, cached) < 0) {
+		log_warnx("the config step's output is not cached in '%s'",
+			  dir);
+		unlink(tmp);
+		goto out;
+	}
+	line = xstrfmt("mmci: config step cached as %s (key %s)\n", cached,
+		       k->config_key);
+	if (append_line(k->log, line) < 0)
+		log_warnx("the build log '%s' does not say so", k->log);
+	free(line);
+out:
+	free(dir);
+	free(cached);
+	free(dotconfig);
+	free(tmp);
+	return ret;
 }
 
 /* configure, make, install the modules, keep the artifacts; 0 or -1 */
@@ -689,8 +859,7 @@ static int kbuild_make(struct kbuild *k)
 	char *modroot, *mp, *bz, *bzdst, *cfgdst;
 	int bad;
 
-	progress("build #%lld: configuring (%s)", k->res->id, k->fragment);
-	if (configure(mc, k->fragment) < 0)
+	if (kbuild_configure(k) < 0)
 		return -1;
 	mc->build_id = k->res->id;
 	mc->expect = db_int(k->db, 0, "SELECT objects FROM builds WHERE "

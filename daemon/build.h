@@ -45,6 +45,33 @@ void build_result_release(struct build_result *res);
 /* first line of `gcc --version`, part of the cache key; NULL after error() */
 char *build_compiler_version(void);
 
+/*
+ * The config step (tinyconfig, merge of kvm_guest.config and the
+ * fragment, olddefconfig) is cached by its inputs: its output .config is
+ * kept in <data>/cache/config/<key>.config and copied into the object
+ * directory on a hit (the build log says so).
+ */
+struct config_key_inputs {
+	const char *recipe;		/* BASE_RECIPE */
+	const char *fragment_sha1;	/* the fragment's content */
+	const char *arch;		/* uname -m */
+	const char *cc;			/* build_compiler_version() */
+	const char *kconfig_sha1;	/* of build_kconfig_inputs()'s text */
+};
+
+/* SHA-1 hex of the inputs: equal inputs, equal key; any change, another */
+void build_config_key(const struct config_key_inputs *in, char out[41]);
+
+/*
+ * What the config step reads from @commit's tree, as text (appended to
+ * @out): "path blob-id" of every Kconfig* file and the top Makefile,
+ * "dir/ tree-id" of scripts/, kernel/configs/ and arch/x86/configs/.
+ * 0, or -1 after error().
+ */
+struct strbuf;
+int build_kconfig_inputs(git_repository *repo, const git_oid *commit,
+			 struct strbuf *out);
+
 /* CONFIG_HZ from a .config file, 0 if absent */
 int config_hz(const char *dotconfig);
 
