@@ -40,8 +40,10 @@ test_expect 'both builds, both runs and every boot are stored' '
 	[ "$(sql "SELECT count(*) FROM boots WHERE status = \"ok\"")" = 4 ] &&
 	[ "$(sql "SELECT count(*) FROM samples WHERE metric =
 	     \"rebind_memmap\"")" = 32 ] &&
+	# icount: two at once, every other round reversed (measure_rounds())
 	[ "$(sql "SELECT group_concat(run_id) FROM (SELECT run_id FROM boots
-	     ORDER BY started_at, id)")" = "1,2,1,2" ] &&
+	     ORDER BY id)")" = "1,2,2,1" ] &&
+	[ "$(sql "SELECT group_concat(concurrent) FROM runs")" = "2,2" ] &&
 	[ "$(sql "SELECT series_id || \"/\" || upto FROM builds WHERE
 	     id = (SELECT build_id FROM runs WHERE id = 2)")" = 1/2 ]
 '
