@@ -1,4 +1,4 @@
--- mmci schema, migration 12: what a reused base and concurrent boots need.
+-- mmci schema, migration 13: what a reused base and concurrent boots need.
 -- setup_sha1: the SHA-1 of the set-up a run's guests had beyond the
 -- columns of runs (the domain template, which fixes the machine type and
 -- the guest CPU model, and the host's architecture); an icount base is
