@@ -519,15 +519,21 @@ static int task_done(struct task *t, int *code)
 static void task_stop(struct task *t)
 {
 	double until = now_s() + TASK_GRACE_MS / 1000.0;
-	int code;
+	int code, killed = 0;
 
 	if (!t->running)
 		return;
 	signal_command(&t->cp, SIGTERM);
 	while (poll_command(&t->cp, &code) == 0) {
-		if (now_s() > until) {
+		if (now_s() > until && !killed) {
 			signal_command(&t->cp, SIGKILL);
-			until = now_s() + 3600;
+			killed = 1;
+			until = now_s() + 5;
+		} else if (now_s() > until) {
+			/* not ours to signal (no CAP_KILL): do not hang */
+			log_warnx("%s (pid %ld) does not stop; leaving it",
+				  t->what, (long)t->cp.pid);
+			break;
 		}
 		poll(NULL, 0, 10);
 	}

@@ -48,19 +48,6 @@ int sandbox_kind_parse(const char *s, enum sandbox_kind *kind)
 	return 0;
 }
 
-/* is @cap in our effective set? (capget(2); no libcap) */
-static int have_cap(int cap)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return !!(d[cap / 32].effective & (1u << (cap % 32)));
-}
-
 const char *sandbox_build_user(void)
 {
 	static const struct {
@@ -81,7 +68,7 @@ const char *sandbox_build_user(void)
 	if (geteuid())
 		return NULL;
 	for (i = 0; i < ARRAY_SIZE(need); i++)
-		if (!have_cap(need[i].cap))
+		if (!have_capability(need[i].cap))
 			strbuf_addf(&missing, " %s", need[i].name);
 	if (!missing.len)
 		return v && *v ? v : SANDBOX_BUILD_USER;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,41 @@
 #include "service-user.h"
 #include "strbuf.h"
 #include "util.h"
+
+/*
+ * Root under systemd keeps only the capabilities its unit names: without
+ * these a child could not drop to the user, or be stopped by us (root
+ * without CAP_KILL may not signal another user's process), and the
+ * daemon would wait for it forever. Refuse at once instead.
+ */
+static int need_capabilities(struct service_user *u)
+{
+	static const struct {
+		int cap;
+		const char *name;
+	} need[] = {
+		{ CAP_SETUID, "CAP_SETUID" },
+		{ CAP_SETGID, "CAP_SETGID" },
+		{ CAP_CHOWN, "CAP_CHOWN" },
+		{ CAP_KILL, "CAP_KILL" },
+	};
+	struct strbuf missing = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++)
+		if (!have_capability(need[i].cap))
+			strbuf_addf(&missing, " %s", need[i].name);
+	if (missing.len) {
+		error("mmci runs as root without%s: it cannot run the parsers "
+		      "of mail, feeds and HTTP as user '%s' (MMCI_USER); "
+		      "grant them (systemd/mmci.service does) or run mmci as "
+		      "an unprivileged user", missing.buf, u->name);
+		strbuf_release(&missing);
+		return -1;
+	}
+	u->active = 1;
+	return 0;
+}
 
 int service_user_init(struct service_user *u)
 {
@@ -42,8 +78,7 @@ int service_user_init(struct service_user *u)
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	xsnprintf(u->name, sizeof(u->name), "%s", name);
-	u->active = 1;
-	return 0;
+	return need_capabilities(u);
 }
 
 /* may uid/gid (no supplementary groups) search directory @st? */

@@ -8,7 +8,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -447,4 +449,16 @@ unsigned long long parse_mib(const char *opt, const char *arg)
 	if (parse_size_mib(arg, &v) < 0)
 		die("%s wants a size like 100G or 512M, not '%s'", opt, arg);
 	return v;
+}
+
+int have_capability(int cap)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
 }

@@ -105,4 +105,7 @@ long long parse_count(const char *opt, const char *arg);
 /* "100G", "512M", "2048" (MiB): a size in MiB, or die() */
 unsigned long long parse_mib(const char *opt, const char *arg);
 
+/* is capability @cap (CAP_*) in our effective set? (capget(2), no libcap) */
+int have_capability(int cap);
+
 #endif

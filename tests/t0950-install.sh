@@ -26,9 +26,11 @@ UNITS="$ROOT$PREFIX/lib/systemd/system"
 CONF="$ROOT/etc/mmci/mmci.conf"
 # systemd-analyze security --offline=true, systemd 252, measured on the
 # units as committed; a change that loosens the sandbox must lower these
-# consciously. The daemon's 3.7 (3.3 before) is the price of the four
+# consciously. The daemon's 3.8 (3.3 before) is the price of the four
 # capabilities that let builds run as the user mmci-build, not as uid 0
-MAX_EXPOSURE_DAEMON=3.7
+# (3.7), and of CAP_KILL, which stops the children that run as the user
+# mmci (the discover poll, the web server)
+MAX_EXPOSURE_DAEMON=3.8
 MAX_EXPOSURE_NIGHTLY=1.7
 
 cat > "$TRASH/systemctl" <<EOF
