@@ -485,18 +485,25 @@ static int store_patch(struct db *db, long long series_id,
 		       const struct series *s, const struct series_patch *p)
 {
 	char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
+	char *msg = series_patch_full_message(p);
 	char dsha[41], pid[GIT_OID_HEXSZ + 1];
 	int bad, has_pid;
 
 	hash_hex(p->diff, strlen(p->diff), dsha);
 	/* an unreadable diff has no patch-id; the patch is stored anyway */
 	has_pid = !tree_patch_id_of_diff(p->diff, pid);
+	/* what a job applies: ingest_load_stored() reads these back */
 	bad = db_run(db, "INSERT INTO patches (series_id, idx, title, author, "
-		     "message_id, diff_sha1, version, has_diff, patch_id) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "iitttt" "iit",
+		     "message_id, diff_sha1, version, has_diff, patch_id, "
+		     "author_name, author_email, date, commit_message, diff) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		     "iitttt" "iit" "ttitt",
 		     series_id, (long long)p->index, p->title, who,
 		     p->mail->message_id, dsha, (long long)p->version,
-		     (long long)(*p->diff != '\0'), has_pid ? pid : NULL) < 0;
+		     (long long)(*p->diff != '\0'), has_pid ? pid : NULL,
+		     p->author_name, p->author_email, (long long)p->date, msg,
+		     p->diff) < 0;
+	free(msg);
 	free(who);
 	if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0)
 		return -1;
@@ -1166,6 +1173,80 @@ static void read_previous(struct db *db, long long id, struct version_link *prev
 	sqlite3_finalize(st);
 }
 
+/*
+ * The series from its typed rows (migration 14), without a mail parser:
+ * 1 when loaded, 0 when its rows predate them (or the series is not
+ * whole), -1 after error().
+ */
+static int load_stored_rows(struct db *db, long long series_id,
+			    struct loaded_series *ls)
+{
+	struct series *s = &ls->s;
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	long long total = 0, texts = -1;
+	int rc, missing = 1;
+
+	st = db_query(db, "SELECT title, version, total, is_rfc, base_commit, "
+		      "coalesce(missing, ''), (SELECT count(*) FROM patches p "
+		      "WHERE p.series_id = s.id AND p.diff IS NOT NULL AND "
+		      "p.commit_message IS NOT NULL) FROM series s WHERE id = ?",
+		      "i", series_id);
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
+		s->title = xstrdup(db_col_text(st, 0));
+		s->version = sqlite3_column_int(st, 1);
+		total = sqlite3_column_int64(st, 2);
+		s->total = (int)total;
+		s->is_rfc = sqlite3_column_int(st, 3);
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			s->base_commit = xstrdup(db_col_text(st, 4));
+		missing = *db_col_text(st, 5) != '\0';
+		texts = sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	if (rc != DB_ROW)
+		return error("no series #%lld", series_id);
+	if (missing || texts != total || !total) {
+		series_release(s);
+		return 0;
+	}
+	st = db_query(db, "SELECT idx, coalesce(version, 0), title, "
+		      "author_name, author_email, date, commit_message, diff "
+		      "FROM patches WHERE series_id = ? ORDER BY idx", "i",
+		      series_id);
+	if (!st) {
+		series_release(s);
+		return -1;
+	}
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		struct series_patch *p;
+
+		ALLOC_GROW(s->patches, s->nr + 1, alloc);
+		p = &s->patches[s->nr++];
+		memset(p, 0, sizeof(*p));
+		p->index = sqlite3_column_int(st, 0);
+		p->version = sqlite3_column_int(st, 1);
+		p->title = xstrdup(db_col_text(st, 2));
+		p->author_name = xstrdup(db_col_text(st, 3));
+		p->author_email = xstrdup(db_col_text(st, 4));
+		p->date = (time_t)sqlite3_column_int64(st, 5);
+		p->message = xstrdup(db_col_text(st, 6));
+		p->diff = xstrdup(db_col_text(st, 7));
+	}
+	sqlite3_finalize(st);
+	if (rc < 0 || s->nr != (size_t)total) {
+		series_release(s);
+		return rc < 0 ? -1 : 0;
+	}
+	ls->id = series_id;
+	return 1;
+}
+
 int ingest_load_stored(struct db *db, long long series_id,
 		       struct loaded_series *ls)
 {
@@ -1175,6 +1256,11 @@ int ingest_load_stored(struct db *db, long long series_id,
 	int ret = -1, rc;
 
 	memset(ls, 0, sizeof(*ls));
+	rc = load_stored_rows(db, series_id, ls);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	log_info("series #%lld was stored before migration 14: reading its "
+		 "thread again", series_id);
 	/* a thread fetched or read whole, else the file the series came from */
 	st = db_query(db,
 		"SELECT coalesce((SELECT cache_path FROM threads WHERE "

@@ -31,10 +31,14 @@ int ingest_series_file(struct db *db, const char *path,
 void loaded_series_release(struct loaded_series *ls);
 
 /*
- * ingest_load_stored - the stored series #@series_id, parsed again from
- * the thread it was found in (threads.cache_path) or the file it was read
- * from, for a job queued by `ingest discover` or the daemon. Refuses a
- * series with missing patches. Returns 0, or -1 after error().
+ * ingest_load_stored - the stored series #@series_id, for a job queued by
+ * `ingest discover` or the daemon: from the typed rows the ingest stored
+ * (patches.commit_message, .diff, ...), so that a job, which runs as
+ * root, never parses mail. A series stored before those columns existed
+ * is parsed again from the thread it was found in (threads.cache_path) or
+ * the file it was read from. Loaded from the rows, ls->mails is NULL and
+ * so is patches[i].mail. Refuses a series with missing patches.
+ * Returns 0, or -1 after error().
  */
 int ingest_load_stored(struct db *db, long long series_id,
 		       struct loaded_series *ls);

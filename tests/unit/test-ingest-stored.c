@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-ingest-stored.c - a job loads its series from the typed rows the
+ * ingest stored (ingest_load_stored(), migration 14), not by parsing the
+ * mails again: a job runs as root, mail is parsed only by the ingest, as
+ * the service user. A real SQLite file; mails from tests/fixtures/mbox
+ * (a re-rolled series with trailers sent in replies) and the example
+ * series. The thread's file is removed before the load: the rows alone
+ * must give the same patches, to the byte, as parsing did, trailers
+ * included. A series stored before migration 14 (its new columns NULL)
+ * is read from its file again, and fails without it.
+ */
+#include <unistd.h>
+
+#include "db.h"
+#include "fsutil.h"
+#include "ingest.h"
+#include "series.h"
+#include "strbuf.h"
+#include "util.h"
+#include "tap.h"
+
+static void same_series(const struct series *a, const struct series *b,
+			const char *what)
+{
+	size_t i;
+	int same = a->nr == b->nr && a->version == b->version &&
+		   a->total == b->total && !strcmp(a->title, b->title);
+
+	for (i = 0; same && i < a->nr; i++) {
+		const struct series_patch *p = &a->patches[i], *q = &b->patches[i];
+		char *pm = series_patch_full_message(p);
+		char *qm = series_patch_full_message(q);
+
+		same = p->index == q->index && p->date == q->date &&
+		       !strcmp(p->title, q->title) &&
+		       !strcmp(p->author_name, q->author_name) &&
+		       !strcmp(p->author_email, q->author_email) &&
+		       !strcmp(p->diff, q->diff) && !strcmp(pm, qm);
+		if (!same)
+			printf("# patch %zu differs:\n# %s\n# ---\n# %s\n", i + 1,
+			       pm, qm);
+		free(pm);
+		free(qm);
+	}
+	ok(same, what);
+}
+
+static void one(struct db *db, const char *dir, const char *fixture,
+		int want_trailers)
+{
+	char *copy = xstrfmt("%s/%s", dir, strrchr(fixture, '/') + 1);
+	struct loaded_series parsed, stored;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, trailers = 0;
+
+	if (strbuf_read_file(&sb, fixture, 0) < 0 ||
+	    write_file(copy, sb.buf, sb.len) < 0) {
+		ok(0, "copy the fixture");
+		return;
+	}
+	if (!ok(ingest_series_file(db, copy, &parsed) == 0, fixture))
+		return;
+	for (i = 0; i < parsed.s.nr; i++)
+		trailers += parsed.s.patches[i].nr_trailers;
+	if (want_trailers)
+		ok(trailers > 0, "the parse found trailers in replies");
+	unlink(copy);
+	if (ok(ingest_load_stored(db, parsed.id, &stored) == 0,
+	       "loaded with the mails' file gone")) {
+		ok(!stored.mails && !stored.nr_mails, "no mail parsed");
+		same_series(&parsed.s, &stored.s, "the same patches, trailers "
+			    "in the commit messages");
+		loaded_series_release(&stored);
+	}
+	/* a series stored before migration 14 */
+	db_run(db, "UPDATE patches SET commit_message = NULL WHERE "
+	       "series_id = ?", "i", parsed.id);
+	ok(ingest_load_stored(db, parsed.id, &stored) < 0,
+	   "rows from before: read from the file, which is gone");
+	write_file(copy, sb.buf, sb.len);
+	if (ok(ingest_load_stored(db, parsed.id, &stored) == 0,
+	       "rows from before: read from the file again")) {
+		ok(stored.mails != NULL, "by parsing it");
+		same_series(&parsed.s, &stored.s, "the same patches");
+		loaded_series_release(&stored);
+	}
+	loaded_series_release(&parsed);
+	strbuf_release(&sb);
+	free(copy);
+}
+
+int main(void)
+{
+	char tmpl[] = "tests/trash.test-ingest-stored.XXXXXX", *dir, *path;
+	struct db db;
+
+	log_verbosity = 0;
+	dir = mkdtemp(file_exists("tests/lib.sh") ? tmpl : tmpl + 6);
+	if (!ok(dir != NULL, "a directory"))
+		return done_testing();
+	path = xstrfmt("%s/mmci.db", dir);
+	if (!ok(db_open(&db, path) == 0, "a new database"))
+		return done_testing();
+	one(&db, dir, "tests/fixtures/mbox/memmap-pageblock-v2-v3-reroll.mbox",
+	    1);
+	one(&db, dir, "kernel-patches/examples/memmap-slow.mbox", 0);
+	db_close(&db);
+	if (!tap_failed)
+		remove_tree(dir);
+	free(path);
+	return done_testing();
+}
