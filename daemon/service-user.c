@@ -173,7 +173,15 @@ static int give_tree(const struct service_user *u, const char *path)
 	return ret;
 }
 
-/* the database file and the two SQLite keeps beside it */
+/*
+ * The database file and the two SQLite keeps beside it: the user's, group
+ * root, both may write. The group is for root without CAP_DAC_OVERRIDE:
+ * mmci-nightly.service (no capability) records new heads, `mmci build`
+ * under a unit without capabilities records its build. SQLite creates a
+ * new -wal or -shm with the database's mode and, as root, its owner and
+ * group. The mode is set while root still owns the file: changing it
+ * afterwards would take CAP_FOWNER, which mmci.service does not keep.
+ */
 static int give_database(const struct service_user *u, const char *db)
 {
 	static const char *const suffix[] = { "", "-wal", "-shm" };
@@ -183,17 +191,26 @@ static int give_database(const struct service_user *u, const char *db)
 	for (i = 0; i < ARRAY_SIZE(suffix) && !ret; i++) {
 		char *p = xstrfmt("%s%s", db, suffix[i]);
 		struct stat st;
+		mode_t mode;
 
 		if (lstat(p, &st) < 0) {
 			if (errno != ENOENT || !*suffix[i])
 				ret = error_errno("cannot stat '%s'", p);
-		} else if (!S_ISREG(st.st_mode)) {
-			ret = error("'%s' is not a regular file", p);
-		} else if ((st.st_uid != u->uid || st.st_gid != u->gid) &&
-			   lchown(p, u->uid, u->gid) < 0) {
+			free(p);
+			continue;
+		}
+		mode = (st.st_mode & 0664) | 0660;
+		if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+			ret = error("'%s' is not a regular file with one link",
+				    p);
+		else if (st.st_uid != u->uid && (st.st_mode & 07777) != mode &&
+			 chmod(p, mode) < 0)
+			ret = error_errno("cannot make '%s' mode %04o", p,
+					  (int)mode);
+		else if ((st.st_uid != u->uid || st.st_gid != 0) &&
+			 lchown(p, u->uid, 0) < 0)
 			ret = error_errno("cannot give '%s' to user '%s'", p,
 					  u->name);
-		}
 		free(p);
 	}
 	return ret;

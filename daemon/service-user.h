@@ -10,7 +10,8 @@
  * bytes an outsider chose runs as MMCI_USER (default "mmci"), in a child
  * started with a cleared environment (no secret, run-command.h). That user
  * owns the database file (with its -wal and -shm, which SQLite keeps: see
- * db_open()), <data>/www and <data>/fetch, and nothing else: not the
+ * db_open(); group root may write them too, for root without
+ * CAP_DAC_OVERRIDE), <data>/www and <data>/fetch, and nothing else: not the
  * kernel tree, the build cache, the artifacts, the job logs, the settings
  * file or the outbox. Why a user that owns the database rather than
  * OpenBSD's privsep (parse unprivileged, hand typed rows to one writer): an
