@@ -53,6 +53,7 @@
 
 #include <jansson.h>
 
+#include "base.h"
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
@@ -75,7 +76,10 @@ static const char daemon_usage[] =
 	"  MMCI_POLL_S=300           seconds between polls of the sources\n"
 	"  MMCI_POLL_TIMEOUT_S=1800  a poll still running then is killed\n"
 	"  MMCI_SOURCES=discover,tree  what to poll ('' for nothing)\n"
-	"  MMCI_BASE=debian-6.12     base of a series without a known base\n"
+	"  MMCI_BASE_BRANCHES=mm-unstable,mm-new, then MMCI_BASE=debian-6.12:\n"
+	"                            a series' base when its base-commit is\n"
+	"                            not in the tree after MMCI_BASE_WAIT_S\n"
+	"                            (86400): the first it applies to\n"
 	"  MMCI_RUN_ARGS=            run options for every job (--nvdimm 4G)\n"
 	"  MMCI_PER_PATCH=1          series jobs measure every patch\n"
 	"  MMCI_LIBVIRT_URIS=        one job at a time per URI (default: one\n"
@@ -111,6 +115,8 @@ static const char daemon_usage[] =
 
 /* a web server child that ended is started again after this long */
 #define WEB_RESTART_S 2
+/* and has this long after SIGTERM: web_stop() waits 5 s for its worker */
+#define WEB_GRACE_MS 6000
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 static int wake_fd = -1;	/* the self-pipe's write end */
@@ -148,6 +154,7 @@ struct task {
 	unsigned int limit_s;	/* s: killed after this; 0: never */
 	long long job;		/* the job a report child mails, or 0 */
 	int pass_fd;		/* > 0: the child's fd 3 */
+	unsigned int grace_ms;	/* SIGTERM to SIGKILL; 0: TASK_GRACE_MS */
 	int running;
 };
 
@@ -264,45 +271,28 @@ static void argv_free(const char **argv)
 	free(argv);
 }
 
-/* the base of a series: its base-commit when the tree has it */
-static char *series_base(struct daemon *d, long long series_id)
-{
-	char *bc = NULL;
-	git_repository *repo = NULL;
-	git_commit *commit = NULL;
-	git_oid oid;
-	sqlite3_stmt *st = db_query(&d->db, "SELECT base_commit FROM series "
-				    "WHERE id = ?", "i", series_id);
-
-	/* an error reads as no base-commit: MMCI_BASE, after its error() */
-	if (st && db_step(&d->db, st) == DB_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		bc = xstrdup(db_col_text(st, 0));
-	sqlite3_finalize(st);
-	if (bc && tree_open(d->cfg.tree_dir, &repo) == 0 &&
-	    git_oid_fromstr(&oid, bc) == 0 &&
-	    git_commit_lookup(&commit, repo, &oid) == 0) {
-		git_commit_free(commit);
-		git_repository_free(repo);
-		return bc;
-	}
-	git_repository_free(repo);
-	free(bc);
-	return xstrdup(setting("MMCI_BASE", "debian-6.12"));
-}
-
-/* the command line of queued job @id; NULL (job failed) if it has none */
-static const char **job_argv(struct daemon *d, long long id)
+/*
+ * The command line of queued job @id; NULL (job failed) if it has none.
+ * A series job without a ref gets its base from base_choose() here; *note
+ * is what it says (owned), and *defer, when the job is to wait for its
+ * base-commit, the time to try again.
+ */
+static const char **job_argv(struct daemon *d, long long id, char **note,
+			     double *defer)
 {
 	sqlite3_stmt *st = db_query(&d->db, "SELECT kind, coalesce(series_id, "
-				    "0), series_ref, params FROM jobs WHERE id "
-				    "= ?", "i", id);
+				    "0), series_ref, params, created_at FROM "
+				    "jobs WHERE id = ?", "i", id);
 	const char **argv = NULL;
 	size_t nr = 0, alloc = 0;
 	struct strbuf tmp = STRBUF_INIT;
 	char *kind = NULL, *ref = NULL, *params = NULL;
 	long long series = 0;
+	double created = 0;
 	int step;
+
+	*note = NULL;
+	*defer = 0;
 
 	if (!st)
 		return NULL;
@@ -312,6 +302,7 @@ static const char **job_argv(struct daemon *d, long long id)
 		series = sqlite3_column_int64(st, 1);
 		ref = xstrdup(db_col_text(st, 2));
 		params = xstrdup(db_col_text(st, 3));
+		created = sqlite3_column_double(st, 4);
 	}
 	sqlite3_finalize(st);
 	if (step < 0)
@@ -320,9 +311,34 @@ static const char **job_argv(struct daemon *d, long long id)
 		goto fail;
 	argv_push(&argv, &nr, &alloc, xstrdup(SELF_EXE));
 	if (!strcmp(kind, "series") && series) {
-		char *base = ref && *ref ? xstrdup(ref) :
-					   series_base(d, series);
+		struct base_choice bc;
+		char *base;
 
+		if (ref && *ref) {
+			base = xstrdup(ref);
+		} else {
+			if (base_choose(&d->db, &d->cfg, series, created,
+					(double)time(NULL), &bc) < 0)
+				goto fail_said;
+			*note = bc.why;
+			bc.why = NULL;
+			if (bc.outcome == BASE_WAIT) {
+				/* again at the next poll, which may fetch it */
+				*defer = (double)time(NULL) +
+					 config_number("MMCI_POLL_S");
+				if (*defer > bc.wait_until)
+					*defer = bc.wait_until;
+				base_choice_release(&bc);
+				goto fail_said;
+			}
+			if (bc.outcome == BASE_NONE) {
+				error("%s", *note);
+				base_choice_release(&bc);
+				goto fail_said;
+			}
+			base = xstrdup(bc.commit);
+			base_choice_release(&bc);
+		}
 		argv_push(&argv, &nr, &alloc, xstrdup("test-series"));
 		argv_push(&argv, &nr, &alloc, xstrfmt("--series=%lld", series));
 		argv_push(&argv, &nr, &alloc, xstrfmt("--base=%s", base));
@@ -367,6 +383,7 @@ static const char **job_argv(struct daemon *d, long long id)
 fail:
 	error("job #%lld: cannot run a job of kind '%s'%s", id,
 	      kind ? kind : "?", ref ? "" : " (no parameters)");
+fail_said:
 	argv_push(&argv, &nr, &alloc, NULL);
 	argv_free(argv);
 	strbuf_release(&tmp);
@@ -378,7 +395,8 @@ fail:
 
 static void slot_start(struct daemon *d, struct slot *s, long long id)
 {
-	char *dir = data_path(&d->cfg, "jobs");
+	char *dir = data_path(&d->cfg, "jobs"), *note = NULL;
+	double defer = 0;
 	size_t i;
 
 	/* claim it before the child does, so no other slot takes it */
@@ -386,15 +404,39 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 		free(dir);
 		return;
 	}
-	s->argv = job_argv(d, id);
+	s->argv = job_argv(d, id, &note, &defer);
+	if (!s->argv && defer > 0) {
+		if (job_defer(&d->db, id, defer, note) == 0)
+			log_info("job #%lld: %s", id, note);
+		else
+			job_end(&d->db, id, 0, last_error(), NULL);
+		free(note);
+		free(dir);
+		return;
+	}
 	if (!s->argv) {
+		if (note)
+			job_set_base_note(&d->db, id, note);
 		job_end(&d->db, id, 0, last_error(), NULL);
+		free(note);
 		free(dir);
 		return;
 	}
 	free(s->log);
 	s->log = xstrfmt("%s/%lld.log", dir, id);
 	free(dir);
+	if (note) {
+		/* the first line of the job's log, and on the job */
+		FILE *f = fopen(s->log, "a");
+
+		if (f) {
+			fprintf(f, "%s\n", note);
+			fclose(f);
+		}
+		log_info("job #%lld: %s", id, note);
+		job_set_base_note(&d->db, id, note);
+		free(note);
+	}
 	memset(&s->cp, 0, sizeof(s->cp));
 	s->cp.argv = s->argv;
 	s->cp.log_path = s->log;
@@ -518,7 +560,8 @@ static int task_done(struct task *t, int *code)
 /* SIGTERM: the child's group gets SIGTERM, SIGKILL after TASK_GRACE_MS */
 static void task_stop(struct task *t)
 {
-	double until = now_s() + TASK_GRACE_MS / 1000.0;
+	double until = now_s() + (t->grace_ms ? t->grace_ms :
+					TASK_GRACE_MS) / 1000.0;
 	int code, killed = 0;
 
 	if (!t->running)
@@ -785,9 +828,8 @@ static void start_jobs(struct daemon *d)
 
 		if (d->slots[i].job)
 			continue;
-		id = db_int(&d->db, 0, "SELECT id FROM jobs WHERE status = "
-			    "'queued' ORDER BY id LIMIT 1", "");
-		if (!id)
+		id = job_next_queued(&d->db, (double)time(NULL));
+		if (id <= 0)
 			return;
 		slot_start(d, &d->slots[i], id);
 	}
@@ -836,6 +878,8 @@ static void run_web(struct daemon *d)
 	t->argv[3] = NULL;
 	t->limit_s = 0;
 	t->pass_fd = d->web_fd;
+	/* it stops its render worker first, which may take up to 5 s */
+	t->grace_ms = WEB_GRACE_MS;
 	if (task_start(t, "the web server", 0, &d->su) < 0)
 		d->web_restart = now_s() + WEB_RESTART_S;
 }
@@ -1034,8 +1078,7 @@ int cmd_daemon(int argc, char **argv)
 		start_jobs(&d);
 		if (d.once && !busy(&d) && !polls_pending(&d) &&
 		    !d.mail.running && !d.retry_due && !d.reports_pending &&
-		    !db_int(&d.db, 0, "SELECT count(*) FROM jobs WHERE status "
-			    "= 'queued'", ""))
+		    job_next_queued(&d.db, (double)time(NULL)) == 0)
 			break;
 		/* a second at most; a signal's byte ends it at once */
 		if (poll(&pfd, 1, 1000) > 0)

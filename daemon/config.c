@@ -147,6 +147,8 @@ static const char *const accel_words[] = { "kvm", "tcg", NULL };
 static const struct setting_def settings[] = {
 	{ "MMCI_POLL_S", SETTING_NUMBER, 300, 1, 7 * 86400, NULL },
 	{ "MMCI_POLL_TIMEOUT_S", SETTING_NUMBER, 1800, 1, 86400, NULL },
+	/* base.c: how long a job waits for its base-commit to be fetched */
+	{ "MMCI_BASE_WAIT_S", SETTING_NUMBER, 86400, 0, 30 * 86400, NULL },
 	{ "MMCI_PER_PATCH", SETTING_NUMBER, 1, 0, 1, NULL },
 	{ "MMCI_MAIL_SEND", SETTING_NUMBER, 0, 0, 1, NULL },
 	/* report.c: mails sent per hour at most; the rest wait (MAIL.md) */

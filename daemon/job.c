@@ -246,3 +246,36 @@ int job_recover(struct db *db)
 	free(owners);
 	return rc < 0 ? -1 : n;
 }
+
+int job_defer(struct db *db, long long id, double not_before,
+	      const char *note)
+{
+	char *me = job_owner();
+	int ret;
+
+	ret = db_run(db, "UPDATE jobs SET status = 'queued', owner = NULL, "
+		     "started_at = NULL, not_before = ?, base_note = ? WHERE "
+		     "id = ? AND status = 'running' AND owner = ?", "dtit",
+		     not_before, note, id, me);
+	free(me);
+	if (!ret && db_changes(db) != 1)
+		ret = error("job #%lld is no longer ours to give back", id);
+	return ret;
+}
+
+int job_set_base_note(struct db *db, long long id, const char *note)
+{
+	return db_run(db, "UPDATE jobs SET base_note = ?, not_before = NULL "
+		      "WHERE id = ?", "ti", note, id);
+}
+
+long long job_next_queued(struct db *db, double now)
+{
+	long long id = 0;
+
+	if (db_int_checked(db, &id, "SELECT id FROM jobs WHERE status = "
+			   "'queued' AND coalesce(not_before, 0) <= ? ORDER "
+			   "BY id LIMIT 1", "d", now) < 0)
+		return -1;
+	return id;
+}

@@ -88,4 +88,16 @@ int job_recover(struct db *db);
 /* "host:pid" of this process; caller frees */
 char *job_owner(void);
 
+/*
+ * job_defer() - give back job @id, which this process claimed, to the
+ * queue until @not_before (Unix seconds), with @note saying why (its
+ * base-commit is not fetched yet, base.h). Return: 0, or -1 after error().
+ */
+int job_defer(struct db *db, long long id, double not_before,
+	      const char *note);
+/* record the base of job @id and why (jobs.base_note) */
+int job_set_base_note(struct db *db, long long id, const char *note);
+/* the oldest queued job that may start now, 0 none, -1 after error() */
+long long job_next_queued(struct db *db, double now);
+
 #endif

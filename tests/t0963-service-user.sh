@@ -121,8 +121,8 @@ test_expect 'kill -9 of the web server: the daemon starts it again' '
 test_expect 'SIGTERM: the daemon stops with its web server and worker' '
 	kill "$(cat daemon.pid)" &&
 	wait_for "! kill -0 $(cat daemon.pid) 2> /dev/null" && DPID= &&
-	! pgrep -f "$MMCI_DATA" > /dev/null &&
-	! pgrep -u "$user" -f "mmci web" > /dev/null
+	wait_for "! pgrep -f \"$MMCI_DATA\" > /dev/null" &&
+	wait_for "! pgrep -u $user -f \"mmci web\" > /dev/null"
 '
 
 test_expect '`mmci web` alone as root serves and renders as the service user' '
