@@ -626,7 +626,9 @@ static void index_jobs(struct page *pg)
 	};
 	sqlite3_stmt *st = db_query(&pg->db,
 		"SELECT j.id, j.kind, j.status, j.created_at, j.ended_at, "
-		"j.error, j.series_id, h.remote || '/' || h.branch || ' ' || "
+		"coalesce(j.error, CASE WHEN j.status = 'queued' THEN "
+		"j.base_note END), j.series_id, "
+		"h.remote || '/' || h.branch || ' ' || "
 		"substr(h.commit_id, 1, 12) FROM jobs j LEFT JOIN heads h ON "
 		"h.id = j.head_id ORDER BY j.id DESC LIMIT ?", "i",
 		(long long)WEB_LIST_LIMIT);
@@ -1687,6 +1689,29 @@ static void series_runs(struct page *pg, long long id)
 	sqlite3_finalize(st);
 }
 
+/* the base the newest job of the series was given, and why (base.c) */
+static void series_base(struct page *pg, long long series_id)
+{
+	sqlite3_stmt *st = db_query(&pg->db, "SELECT id, status, base_note "
+				    "FROM jobs WHERE kind = 'series' AND "
+				    "series_id = ? AND base_note IS NOT NULL "
+				    "ORDER BY id DESC LIMIT 1", "i", series_id);
+
+	if (!st) {
+		page_note_error(pg, "cannot read the series' jobs");
+		return;
+	}
+	if (page_step(pg, st)) {
+		strbuf_addf(&pg->out, "<p id=\"base\">job #%lld (",
+			    (long long)sqlite3_column_int64(st, 0));
+		html_esc(&pg->out, db_col_text(st, 1));
+		strbuf_addstr(&pg->out, "): ");
+		html_esc(&pg->out, db_col_text(st, 2));
+		strbuf_addstr(&pg->out, "</p>\n");
+	}
+	sqlite3_finalize(st);
+}
+
 /*
  * web_series_extra() - the newest finished series job of this series:
  * the per-patch table (own and cumulative effect of each patch) and the
@@ -1703,6 +1728,7 @@ static void web_series_extra(struct page *pg, long long series_id)
 	struct run_comparison rc = { 0 };
 	struct strbuf txt = STRBUF_INIT;
 
+	series_base(pg, series_id);
 	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
 	if (!job) {
 		strbuf_addstr(&pg->out, "<p id=\"no-job\">No finished test of "

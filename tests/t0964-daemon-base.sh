@@ -71,6 +71,13 @@ test_expect 'after MMCI_BASE_WAIT_S: mm-unstable conflicts, MMCI_BASE applies' '
 	[ "$(sql "SELECT status FROM jobs WHERE id = 1")" = failed ]
 '
 
+test_expect 'the series page says which base and why' '
+	"$MMCI" web --render --all > out &&
+	grep "id=\"base\"" "$MMCI_DATA/www/series/1.html" > base.html &&
+	cat base.html && grep -q "job #1 (failed): base: base-commit 0123456789ab is not" base.html &&
+	grep -q "v0 ([0-9a-f]*) applies" base.html
+'
+
 test_expect 'a series that applies to no candidate: failed, each reason said' '
 	queue 2 &&
 	MMCI_VERBOSE=2 "$MMCI" daemon --once --no-web > out 2> err &&
