@@ -9,7 +9,9 @@
  * SIGTERM is answered at once:
  *   - every MMCI_POLL_S seconds, poll the sources, one child at a time:
  *     `mmci ingest discover` (new series on the list: queues 'series'
- *     jobs) and `mmci ingest tree` (new heads: queues 'nightly' jobs),
+ *     jobs), `mmci ingest tree` (new heads: queues 'nightly' jobs) and
+ *     `mmci ingest commits` (akpm's mm-commits notices, linked to the
+ *     stored patches),
  *     each killed after MMCI_POLL_TIMEOUT_S (1800 s), its output in
  *     <data>/jobs/poll-<source>.log; then one `mmci report --retry`
  *     child sends the mails the SMTP server did not take;
@@ -75,7 +77,8 @@ static const char daemon_usage[] =
 	"again on SIGHUP):\n"
 	"  MMCI_POLL_S=300           seconds between polls of the sources\n"
 	"  MMCI_POLL_TIMEOUT_S=1800  a poll still running then is killed\n"
-	"  MMCI_SOURCES=discover,tree  what to poll ('' for nothing)\n"
+	"  MMCI_SOURCES=discover,tree,commits  what to poll ('' for\n"
+	"                            nothing); commits: mm-commits' notices\n"
 	"  MMCI_BASE_BRANCHES=mm-unstable,mm-new, then MMCI_BASE=debian-6.12:\n"
 	"                            a series' base when its base-commit is\n"
 	"                            not in the tree after MMCI_BASE_WAIT_S\n"
@@ -604,10 +607,11 @@ static void queue_polls(struct daemon *d)
 	size_t alloc = 0;
 
 	free_sources(d);
-	strbuf_addstr(&list, setting("MMCI_SOURCES", "discover,tree"));
+	strbuf_addstr(&list, setting("MMCI_SOURCES", "discover,tree,commits"));
 	for (w = strtok_r(list.buf, ", \t", &save); w;
 	     w = strtok_r(NULL, ", \t", &save)) {
-		if (strcmp(w, "discover") && strcmp(w, "tree")) {
+		if (strcmp(w, "discover") && strcmp(w, "tree") &&
+		    strcmp(w, "commits")) {
 			log_warnx("MMCI_SOURCES: unknown source '%s'", w);
 			continue;
 		}

@@ -34,6 +34,7 @@ static const char ingest_usage[] =
 	"[--refresh]\n"
 	"       mmci ingest FILE\n"
 	"       mmci ingest discover [--feed URL] [--filter REGEX]...\n"
+	"       mmci ingest commits [--feed URL]\n"
 	"\n"
 	"'series' fetches the thread of MSGID as t.mbox.gz from a\n"
 	"public-inbox (lore) and stores every mail and the series in it;\n"
@@ -59,6 +60,12 @@ static const char ingest_usage[] =
 	"                   MMCI_DISCOVER_PATHS, blank-separated); mm/,\n"
 	"                   include/linux/mm*, drivers/nvdimm/, drivers/dax/,\n"
 	"                   drivers/virtio/virtio_mem* always count\n"
+	"\n"
+	"'commits' polls the mm-commits list's feed (" COMMITS_DEFAULT_FEED
+	";\n"
+	"env MMCI_COMMITS_FEED), stores each new notice's thread and links the\n"
+	"notices (patch added to, merged into or removed from akpm's branches)\n"
+	"to the patches and series stored.\n"
 	"\n"
 	"environment: MMCI_FETCH_ATTEMPTS (4), MMCI_FETCH_BACKOFF_MS (1000),\n"
 	"MMCI_FETCH_MAX_BACKOFF_MS (60000), MMCI_FETCH_INTERVAL_MS (1000),\n"
@@ -547,6 +554,165 @@ static int add_env_filters(struct path_filter *f)
 	return ret;
 }
 
+/*
+ * The entries of an Atom feed, asked for conditionally every time (a
+ * feed changes all the time). Return: 0, or -1 after error().
+ */
+static int poll_feed(const struct mmci_config *cfg, const char *feed,
+		     struct feed_entry **entries, size_t *nr)
+{
+	struct fetch_result res = { 0 };
+	struct strbuf body = STRBUF_INIT, why = STRBUF_INIT;
+	struct fetch_opts fo;
+	int ret = -1;
+
+	fetch_opts_init(&fo);
+	fo.refresh = 1;
+	if (fo.max_bytes > DISCOVER_MAX_FEED_SIZE)
+		fo.max_bytes = DISCOVER_MAX_FEED_SIZE;
+	if (fetch_url(cfg, feed, &fo, &res) < 0) {
+		error("cannot poll the feed '%s'; nothing stored", feed);
+		goto out;
+	}
+	if (strbuf_read_file(&body, res.path, 0) < 0) {
+		error_errno("cannot read '%s'", res.path);
+		goto out;
+	}
+	if (discover_parse_feed(body.buf, body.len, entries, nr, &why) < 0) {
+		error("malformed feed '%s': %s; nothing stored", feed, why.buf);
+		goto out;
+	}
+	printf("feed %s: %zu entr%s%s\n", feed, *nr, *nr == 1 ? "y" : "ies",
+	       res.from_cache && res.requests ?
+	       ", not modified (HTTP 304)" : "");
+	ret = 0;
+out:
+	fetch_result_release(&res);
+	strbuf_release(&body);
+	strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * One entry of the mm-commits feed: its thread fetched and stored, the
+ * notices in it linked to the stored patches (ingest_one()). An entry
+ * seen before is not fetched again, unless it failed fewer than
+ * DISCOVER_MAX_ATTEMPTS times. 1 stored, 0 seen, -1 failed (said).
+ */
+static int commits_entry(struct db *db, const struct mmci_config *cfg,
+			 const struct fetch_opts *fo, const char *feed,
+			 const struct feed_entry *e)
+{
+	struct fetch_result res = { 0 };
+	struct ingest_source src = { 0 };
+	char *turl = NULL, *msgid, *decision = NULL;
+	int ret = -1;
+
+	msgid = discover_link_msgid(e->link, &turl);
+	if (!msgid) {
+		printf("  no message link: '%s'\n", e->title);
+		return 0;
+	}
+	if (db_int(db, 0, "SELECT count(*) FROM discovered WHERE message_id "
+		   "= ? AND (decision NOT LIKE 'error%' OR attempts >= ?)",
+		   "ti", msgid, (long long)DISCOVER_MAX_ATTEMPTS)) {
+		ret = 0;
+		goto out;
+	}
+	if (!same_origin(feed, turl))
+		decision = xstrfmt("error: the link '%s' is not on the feed's "
+				   "server", e->link);
+	else if (fetch_url(cfg, turl, fo, &res) < 0)
+		decision = xstrfmt("error: %s", last_error());
+	if (!decision) {
+		src.source = turl;
+		src.url = turl;
+		src.cache_path = res.path;
+		src.fetched_at = res.fetched_at;
+		if (ingest_one(db, res.path, &src, NULL))
+			decision = xstrfmt("error: %s", last_error());
+		else
+			decision = xstrfmt("notice: %lld stored",
+					   db_int(db, 0, "SELECT count(*) FROM "
+						  "notices WHERE message_id = "
+						  "?", "t", msgid));
+	}
+	printf("  %s: %s\n", e->title, decision);
+	if (record_entry(db, feed, e, msgid, decision, NULL, 0, 0) < 0)
+		goto out;
+	ret = starts_with(decision, "error") ? -1 : 1;
+out:
+	fetch_result_release(&res);
+	free(decision);
+	free(msgid);
+	free(turl);
+	return ret;
+}
+
+/*
+ * `mmci ingest commits`: the mm-commits list's feed, where akpm's scripts
+ * announce each patch added to, moved between or dropped from his
+ * branches. Its notices are linked to the patches and series stored
+ * (notice.c) as they arrive.
+ */
+static int ingest_commits(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "feed", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *feed = getenv("MMCI_COMMITS_FEED");
+	struct feed_entry *entries = NULL;
+	struct fetch_opts fo;
+	struct mmci_config cfg;
+	struct db db;
+	size_t nr = 0, i, stored = 0, seen = 0, errors = 0;
+	int c, r;
+
+	if (!feed || !*feed)
+		feed = COMMITS_DEFAULT_FEED;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': feed = optarg; break;
+		case 'h':
+			fputs(ingest_usage, stdout);
+			return 0;
+		default:
+			fputs(ingest_usage, stderr);
+			return 129;
+		}
+	}
+	if (argc != optind) {
+		fputs(ingest_usage, stderr);
+		return 129;
+	}
+	fetch_opts_init(&fo);
+	setup_command(&cfg, &db);
+	if (poll_feed(&cfg, feed, &entries, &nr) < 0) {
+		errors++;
+		goto out;
+	}
+	/* oldest first: a notice that moves a patch follows the one that added it */
+	for (i = nr; i-- > 0; ) {
+		r = commits_entry(&db, &cfg, &fo, feed, &entries[i]);
+		if (r > 0)
+			stored++;
+		else if (!r)
+			seen++;
+		else
+			errors++;
+	}
+	printf("mm-commits: %zu entr%s stored, %zu seen before, %zu "
+	       "error(s)\n", stored, stored == 1 ? "y" : "ies", seen, errors);
+out:
+	feed_entries_free(entries, nr);
+	db_close(&db);
+	config_release(&cfg);
+	return errors ? 1 : 0;
+}
+
 static int ingest_discover(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -557,15 +723,13 @@ static int ingest_discover(int argc, char **argv)
 	};
 	const char *feed = getenv("MMCI_DISCOVER_FEED");
 	struct discover_stats st = { 0 };
-	struct fetch_result res = { 0 };
-	struct strbuf body = STRBUF_INIT, why = STRBUF_INIT;
 	struct feed_entry *entries = NULL;
-	struct fetch_opts feed_fo, thread_fo;
+	struct fetch_opts thread_fo;
 	struct path_filter f;
 	struct mmci_config cfg;
 	struct db db;
 	size_t nr = 0, i;
-	int c, ret = 1, not_modified;
+	int c, ret = 1;
 
 	if (!feed || !*feed)
 		feed = DISCOVER_DEFAULT_FEED;
@@ -599,28 +763,10 @@ static int ingest_discover(int argc, char **argv)
 		fputs(ingest_usage, stderr);
 		return 129;
 	}
-	fetch_opts_init(&feed_fo);
-	thread_fo = feed_fo;
-	/* the feed changes all the time: always ask, conditionally */
-	feed_fo.refresh = 1;
-	if (feed_fo.max_bytes > DISCOVER_MAX_FEED_SIZE)
-		feed_fo.max_bytes = DISCOVER_MAX_FEED_SIZE;
+	fetch_opts_init(&thread_fo);
 	setup_command(&cfg, &db);
-	if (fetch_url(&cfg, feed, &feed_fo, &res) < 0) {
-		error("cannot poll the feed '%s'; nothing stored", feed);
+	if (poll_feed(&cfg, feed, &entries, &nr) < 0)
 		goto out;
-	}
-	not_modified = res.from_cache && res.requests;
-	if (strbuf_read_file(&body, res.path, 0) < 0) {
-		error_errno("cannot read '%s'", res.path);
-		goto out;
-	}
-	if (discover_parse_feed(body.buf, body.len, &entries, &nr, &why) < 0) {
-		error("malformed feed '%s': %s; nothing stored", feed, why.buf);
-		goto out;
-	}
-	printf("feed %s: %zu entr%s%s\n", feed, nr, nr == 1 ? "y" : "ies",
-	       not_modified ? ", not modified (HTTP 304)" : "");
 	for (i = 0; i < nr; i++) {
 		switch (discover_classify(entries[i].title)) {
 		case ENTRY_SERIES:
@@ -641,9 +787,6 @@ static int ingest_discover(int argc, char **argv)
 	ret = st.errors ? 1 : 0;
 out:
 	feed_entries_free(entries, nr);
-	fetch_result_release(&res);
-	strbuf_release(&body);
-	strbuf_release(&why);
 	path_filter_release(&f);
 	db_close(&db);
 	config_release(&cfg);
@@ -658,6 +801,8 @@ int cmd_ingest(int argc, char **argv)
 		return ingest_series(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "discover"))
 		return ingest_discover(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "commits"))
+		return ingest_commits(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") ||
 			  !strcmp(argv[1], "--help"))) {
 		fputs(ingest_usage, stdout);

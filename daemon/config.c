@@ -132,7 +132,8 @@ struct setting_def {
 	const char *const *words;	/* NULL-terminated */
 };
 
-static const char *const source_words[] = { "discover", "tree", NULL };
+static const char *const source_words[] = { "discover", "tree", "commits",
+					     NULL };
 static const char *const accel_words[] = { "kvm", "tcg", NULL };
 
 /*

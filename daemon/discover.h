@@ -20,6 +20,8 @@
 struct series;
 
 #define DISCOVER_DEFAULT_FEED "https://lore.kernel.org/linux-mm/new.atom"
+/* akpm's notices: patches added to, moved or dropped from his branches */
+#define COMMITS_DEFAULT_FEED "https://lore.kernel.org/mm-commits/new.atom"
 /* entries read from one feed; the rest is ignored (lore sends 25-200) */
 #define DISCOVER_MAX_ENTRIES 10000
 /* bytes of one feed */

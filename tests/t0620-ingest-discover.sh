@@ -319,5 +319,29 @@ test_expect 'bad notices: no crash, the problem stored' '
 	[ "$(sql "SELECT problem IS NOT NULL FROM notices WHERE message_id = \"bad1@x\"")" = 1 ]
 '
 
+test_expect 'the mm-commits feed: each new notice stored and linked, once' '
+	export MMCI_DB="$TRASH/commits.db" &&
+	"$MMCI" ingest "$OWN/vmalloc-huge-vmap-v2.mboxrd" > out &&
+	nid=20260417235231.7C3A2C4CEF1@smtp.example.org &&
+	serve "$NOTICE" mm-commits "$nid" &&
+	{
+		feed_start | sed "s|linux-mm|mm-commits|g"
+		entry "+ mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch added to mm-new branch" \
+			"$nid" "Andrew Morton" akpm@example.org |
+			sed "s|/linux-mm/|/mm-commits/|"
+		echo "</feed>"
+	} > "$WWW/mm-commits/new.atom" &&
+	"$MMCI" ingest commits --feed "$BASE/mm-commits/new.atom" > out 2>&1 &&
+	cat out &&
+	grep -q "mm-commits notice: .mm-vmalloc-find-physically-contiguous-runs-in-vmap.patch. added to mm-new" out &&
+	grep -q "linked: notice #1 -> patch #[0-9]* (2/3 of series #1) by message-id" out &&
+	grep -q "^mm-commits: 1 entry stored, 0 seen before, 0 error(s)$" out &&
+	[ "$(requests "/mm-commits/$nid/t.mbox.gz")" = 1 ] &&
+	"$MMCI" ingest commits --feed "$BASE/mm-commits/new.atom" > out 2>&1 &&
+	cat out && grep -q "^mm-commits: 0 entries stored, 1 seen before" out &&
+	[ "$(requests "/mm-commits/$nid/t.mbox.gz")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM notices WHERE patch_id IS NOT NULL")" = 1 ]
+'
+
 stop_nginx
 test_done
