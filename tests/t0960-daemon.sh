@@ -114,12 +114,14 @@ test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings'
 	MMCI_DISCOVER_FEED=http://127.0.0.1:$port/linux-mm/new.atom
 	MMCI_POLL_S=3
 	MMCI_BASE=debian-6.12
+	MMCI_BASE_BRANCHES=
 	MMCI_PER_PATCH=1
 	MMCI_RUN_ARGS=--nvdimm 4G --iters 8
 	MMCI_MAIL_SEND=1
 	MMCI_SMTP_URL=smtp://127.0.0.1:$sport
 	MMCI_MAIL_FROM=mmci <mmci@example.org>
 	MMCI_WEB_URL=http://127.0.0.1:$(cat "$TRASH/wport")
+	MMCI_MAIL_LOCAL_LINKS=1
 	EOF
 '
 SMTPD_PID=$(cat "$TRASH/smtpd.pid" 2>/dev/null)
@@ -263,7 +265,7 @@ test_expect 'nightly: mm-new appears on a git daemon; SIGHUP adds it; its first 
 	kill -HUP "$DAEMON_PID" &&
 	wait_for 900 "the first nightly" "SELECT count(*) = 1 FROM jobs
 		WHERE kind = \"nightly\" AND status IN (\"done\", \"failed\")" &&
-	grep -q "settings: 11 from" daemon.log &&
+	grep -q "settings: 13 from" daemon.log &&
 	sql "SELECT id, kind, status, result FROM jobs" &&
 	[ "$(sql "SELECT status FROM jobs WHERE kind = \"nightly\"")" = done ] &&
 	[ "$(sql "SELECT commit_id FROM heads")" = "$BASE_C" ]
