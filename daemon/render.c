@@ -1729,22 +1729,37 @@ static void web_series_extra(struct page *pg, long long series_id)
 	struct strbuf txt = STRBUF_INIT;
 
 	series_base(pg, series_id);
-	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
 	if (!job) {
-		strbuf_addstr(&pg->out, "<p id=\"no-job\">No finished test of "
-			      "this series yet.</p>\n");
+		strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs "
+			      "measured</h2>\n<p id=\"no-job\">No finished "
+			      "test of this series yet.</p>\n");
 		return;
 	}
 	if (attribution_load(&pg->db, job, &a) == 0) {
 		attribution_format(&a, &txt);
 		if (compare_runs(&pg->db, a.s[0].run_id, a.s[a.nr - 1].run_id,
-				 &rc) == 0)
+				 &rc) == 0) {
+			struct strbuf v = STRBUF_INIT;
+			int regressed;
+
+			/* the headline names each patch whose step regressed */
+			regressed = attribution_verdict(a.nr > 2 ? &a : NULL,
+							&rc, &v);
+			strbuf_addf(&pg->out, "<p id=\"series-verdict\" "
+				    "class=\"%s\">job #%lld: verdict: ",
+				    regressed || rc.worse ? "v-worse" :
+				    rc.better ? "v-better" : "v-same", job);
+			html_esc(&pg->out, v.buf);
+			strbuf_addstr(&pg->out, "</p>\n");
+			strbuf_release(&v);
 			claims_format(&pg->db, series_id, a.nr > 2 ? &a : NULL,
 				      &rc, &txt);
+		}
 	} else {
 		strbuf_addf(&txt, "job #%lld: no comparison\n", job);
 	}
-	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
+	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n"
+		      "<pre id=\"attribution\">");
 	html_esc(&pg->out, txt.buf);
 	strbuf_addstr(&pg->out, "</pre>\n");
 	strbuf_release(&txt);

@@ -241,7 +241,9 @@ test_expect 'chromium: the series page served by the daemon has the per-patch ta
 		id:attribution "text:attribution:rebind_memmap" \
 		"text:attribution:+2 mm/mm_init: verify" \
 		"text:attribution:claimed +66.7%, measured +" \
-		"notext:attribution:no measured metric fits it" &&
+		"notext:attribution:no measured metric fits it" \
+		"text:series-verdict:verdict: WORSE: 2/2 regressed fsdax" \
+		"text:base:base: no base-commit; the first of debian-6.12" &&
 	dom / index.html && $CHECK index.html minrows:runs:3
 '
 
