@@ -1689,6 +1689,108 @@ static void series_runs(struct page *pg, long long id)
 	sqlite3_finalize(st);
 }
 
+/* one change cell: "+12.3 % [+11.9, +12.8]", its class by verdict */
+static void change_cell(struct page *pg, const struct comparison *c)
+{
+	const char *cls = c->verdict == VERDICT_WORSE ? "v-worse" :
+			  c->verdict == VERDICT_BETTER ? "v-better" : "v-same";
+
+	if (isnan(c->change_pct)) {
+		strbuf_addstr(&pg->out, "<td>-</td><td>-</td>");
+		return;
+	}
+	strbuf_addf(&pg->out, "<td class=\"num\">%+.2f %%", c->change_pct);
+	if (!isnan(c->ci_lo_pct))
+		strbuf_addf(&pg->out, " [%+.2f, %+.2f]", c->ci_lo_pct,
+			    c->ci_hi_pct);
+	strbuf_addf(&pg->out, "</td><td class=\"%s\">%s</td>", cls,
+		    verdict_name(c->verdict));
+}
+
+/*
+ * The per-patch table: for each metric some step moved, a row per step
+ * with its median, its own change (vs the step before) and its change vs
+ * the base, each with its 95 % interval and verdict.
+ */
+static void patches_table(struct page *pg, const struct attribution *a)
+{
+	static const char *const cols[] = {
+		"metric", "step", "median", "own change [95 % CI]", "own",
+		"vs base [95 % CI]", "vs base",
+	};
+	const struct run_comparison *last;
+	size_t i, j;
+	int rows = 0;
+
+	if (a->nr < 2)
+		return;
+	last = &a->s[a->nr - 1].cum;
+	strbuf_addstr(&pg->out, "<table id=\"per-patch\">\n");
+	th_row(pg, cols, ARRAY_SIZE(cols));
+	strbuf_addstr(&pg->out, "<tbody>\n");
+	for (j = 0; j < last->nr; j++) {
+		const struct metric_comparison *m = &last->m[j];
+		int moved = 0;
+
+		for (i = 1; i < a->nr && !moved; i++) {
+			const struct metric_comparison *o, *c;
+
+			o = run_comparison_find(&a->s[i].own, m->workload,
+						m->variant, m->metric);
+			c = run_comparison_find(&a->s[i].cum, m->workload,
+						m->variant, m->metric);
+			moved = (o && (o->c.verdict == VERDICT_WORSE ||
+				       o->c.verdict == VERDICT_BETTER)) ||
+				(c && (c->c.verdict == VERDICT_WORSE ||
+				       c->c.verdict == VERDICT_BETTER));
+		}
+		if (!moved)
+			continue;
+		for (i = 0; i < a->nr; i++) {
+			const struct metric_comparison *o, *c;
+			const struct summary *sum;
+			char *name;
+
+			o = run_comparison_find(&a->s[i].own, m->workload,
+						m->variant, m->metric);
+			c = run_comparison_find(&a->s[i].cum, m->workload,
+						m->variant, m->metric);
+			sum = c ? &c->c.new : &m->c.base;
+			name = xstrfmt("%s %s (%s)", m->workload, m->metric,
+				       m->unit);
+			strbuf_addstr(&pg->out, "<tr>");
+			td(pg, i ? "" : name);
+			free(name);
+			if (i) {
+				char *step = xstrfmt("+%d %s", a->s[i].upto,
+						     a->s[i].subject ?
+						     a->s[i].subject : "");
+
+				td(pg, step);
+				free(step);
+			} else {
+				td(pg, "base");
+			}
+			strbuf_addf(&pg->out, "<td class=\"num\">%.4g</td>",
+				    sum->median);
+			if (o)
+				change_cell(pg, &o->c);
+			else
+				strbuf_addstr(&pg->out, "<td></td><td></td>");
+			if (c)
+				change_cell(pg, &c->c);
+			else
+				strbuf_addstr(&pg->out, "<td></td><td></td>");
+			strbuf_addstr(&pg->out, "</tr>\n");
+			rows++;
+		}
+	}
+	strbuf_addstr(&pg->out, "</tbody></table>\n");
+	if (!rows)
+		strbuf_addstr(&pg->out, "<p class=\"note\">no step moved a "
+			      "metric</p>\n");
+}
+
 /* the base the newest job of the series was given, and why (base.c) */
 static void series_base(struct page *pg, long long series_id)
 {
@@ -1758,8 +1860,10 @@ static void web_series_extra(struct page *pg, long long series_id)
 	} else {
 		strbuf_addf(&txt, "job #%lld: no comparison\n", job);
 	}
-	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n"
-		      "<pre id=\"attribution\">");
+	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
+	if (a.nr)
+		patches_table(pg, &a);
+	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
 	html_esc(&pg->out, txt.buf);
 	strbuf_addstr(&pg->out, "</pre>\n");
 	strbuf_release(&txt);
