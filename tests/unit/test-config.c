@@ -72,8 +72,8 @@ static void test_check(void)
 		  "MMCI_POLL_TIMEOUT_S='30m' is not a whole number in "
 		  "1..86400" },
 		{ "MMCI_SOURCES", "discover,trees",
-		  "MMCI_SOURCES='discover,trees' is not a list of 'discover' "
-		  "or 'tree'" },
+		  "MMCI_SOURCES='discover,trees' is not a list of 'discover', "
+		  "'tree' or 'commits'" },
 		{ "MMCI_ACCEL", "kmv",
 		  "MMCI_ACCEL='kmv' is not 'kvm' or 'tcg' (or empty)" },
 	};
