@@ -167,17 +167,24 @@ static unsigned int default_timeout(const struct run_opts *o,
 }
 
 /*
- * The virtio-mem steps, scaled down when the host cannot back the largest
- * one next to the guest's RAM and the NVDIMM file (the guest may touch all
- * of it). Returns the largest step in MiB (0 without virtio-mem), -1 after
- * error(); *steps gets the list the guest is given, in MiB.
+ * The virtio-mem steps, as asked, in whole memory blocks (128 MiB on x86):
+ * never scaled. What a run touches is what must fit: libvirt 9.0 backs
+ * virtio-mem with memory-backend-ram and reserve=false, so plugged memory
+ * the guest does not write costs the host nothing, and what it writes
+ * lies in its RAM: the plugged memory's memmap (1/64 of it; 6.12's
+ * virtio-mem does not use memmap_on_memory), which guest_ram_mib() adds,
+ * and the NVDIMM's memmap in its file when that is on tmpfs. 512 GiB thus
+ * needs a guest of about 11 GiB. A run that does not fit is refused
+ * before boot, with the numbers. Returns the largest step in MiB (0
+ * without virtio-mem), -1 after error(); *steps gets the list the guest
+ * is given, in MiB.
  */
 static long long vmem_plan(const struct run_opts *o, const char *wl,
 			   struct strbuf *steps)
 {
 	char *copy, *tok, *save = NULL;
-	long long max = max_size_mib(o->vmem_sizes), avail, room;
-	double scale = 1;
+	long long max = max_size_mib(o->vmem_sizes), avail, need, nv;
+	unsigned long long ram;
 
 	strbuf_reset(steps);
 	if (!has_word(wl, "virtio-mem"))
@@ -185,23 +192,18 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 	if (max <= 0)
 		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
 			     o->vmem_sizes);
-	/*
-	 * Next to it: the guest's RAM without the plugged memory's memmap,
-	 * the memmap in the NVDIMM file and 1 GiB to spare; the plugged
-	 * memory's own memmap (1/64, plus a quarter) comes out of the room.
-	 */
+	ram = guest_ram_mib(o, wl, max);
+	nv = strcmp(choose_backing(o, ram), "tmpfs") ? 0 : o->nvdimm_mib / 64;
+	need = (long long)ram + nv + 1024;
 	avail = mem_available_mib();
-	room = avail - (long long)guest_ram_mib(o, wl, 0) -
-	       (long long)o->nvdimm_mib / 64 - 1024;
-	room -= room / 50;
-	if (room < 256)
-		return error("the host cannot back virtio-mem memory: %lld MiB "
-			     "available", avail);
-	if (max > room) {
-		scale = (double)room / max;
-		log_warnx("virtio-mem sizes %s scaled by %.2f: the host has "
-			  "%lld MiB available", o->vmem_sizes, scale, avail);
-	}
+	if (need > avail)
+		return error("virtio-mem up to %lld MiB does not fit this host: "
+			     "the run touches %lld MiB (the guest's %llu MiB "
+			     "of RAM, which holds the %lld MiB memmap of the "
+			     "plugged memory; %lld MiB of NVDIMM memmap; 1024 "
+			     "MiB to spare) and the host has %lld MiB "
+			     "available; plug less (--vmem-sizes) or free "
+			     "memory", max, need, ram, max / 64, nv, avail);
 	copy = xstrdup(o->vmem_sizes);
 	max = 0;
 	for (tok = strtok_r(copy, ",", &save); tok;
@@ -211,7 +213,7 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 
 		parse_size_mib(tok, &mib);
 		/* whole memory blocks (128 MiB on x86) */
-		v = (long long)(mib * scale) & ~127LL;
+		v = (long long)mib & ~127LL;
 		if (v < 128)
 			v = 128;
 		strbuf_addf(steps, "%s%lldM", steps->len ? "," : "", v);
