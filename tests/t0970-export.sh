@@ -521,9 +521,23 @@ bad = C(\"mmci:$OTHER+$h2\")[0]
 assert bad[\"valid\"] is False and \"does not apply\" in bad[\"log_excerpt\"], bad"
 '
 
-test_expect 'a series whose mails are gone: no patchset_hash, a warning, still valid' '
+test_expect 'a series whose mails are gone: its patchset_hash from the stored rows' '
 	mv series.mbox series.mbox.away &&
-	"$MMCI" export kcidb > gone.json 2> err; rc=$?
+	"$MMCI" export kcidb > rows.json 2> err; rc=$?
+	mv series.mbox.away series.mbox && cat err && [ $rc = 0 ] &&
+	! grep -q "cannot be read again" err && $CHECK rows.json &&
+	q "s = [c for c in d[\"checkouts\"] if c.get(\"misc\", {}).get(\"series_id\") == 1]
+assert len(s) == 3 and all(\"patchset_hash\" in c for c in s), s
+o = [c for c in json.load(open(\"out.json\"))[\"checkouts\"] if c.get(\"misc\", {}).get(\"series_id\") == 1]
+assert sorted(c[\"patchset_hash\"] for c in s) == sorted(c[\"patchset_hash\"] for c in o), (s, o)" rows.json
+'
+
+test_expect 'stored before migration 14, mails gone: no patchset_hash, a warning, still valid' '
+	sqlite3 "$MMCI_DB" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null &&
+	cp "$MMCI_DB" legacy.db &&
+	sqlite3 legacy.db "UPDATE patches SET commit_message = NULL" &&
+	mv series.mbox series.mbox.away &&
+	MMCI_DB="$TRASH/legacy.db" "$MMCI" export kcidb > gone.json 2> err; rc=$?
 	mv series.mbox.away series.mbox && cat err && [ $rc = 0 ] &&
 	grep -q "warning: series #1: its mails cannot be read again" err &&
 	$CHECK gone.json &&
