@@ -19,35 +19,10 @@
 #include "strbuf.h"
 #include "util.h"
 #include "tap.h"
+#include "sh.h"
 
 #define GIT "git -c user.name=T -c user.email=t@example.org " \
 	    "-c init.defaultBranch=main "
-
-/* a shell script with @dir for every %s: the format is the script itself */
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static int sh(const char *fmt, const char *dir)
-{
-	char *cmd = xstrfmt(fmt, dir, dir, dir, dir, dir, dir);
-	int rc = system(cmd);
-
-	free(cmd);
-	return rc;
-}
-
-static char *rev(const char *dir, const char *ref)
-{
-	char *cmd = xstrfmt("git -C %s rev-parse %s", dir, ref), buf[64] = "";
-	FILE *f = popen(cmd, "r");
-
-	free(cmd);
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		pclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return xstrdup(buf);
-}
 
 static long long ingest(struct db *db, const char *dir, const char *name)
 {
@@ -132,9 +107,9 @@ int main(void)
 		    "bc.mbox > none.mbox", dir),
 		"a tree with mm-unstable and mm-new"))
 		return done_testing();
-	base = rev(dir, "v0");
-	unstable = rev(dir, "mm/mm-unstable");
-	mmnew = rev(dir, "mm/mm-new");
+	base = sh_word("git -C %s rev-parse v0", dir);
+	unstable = sh_word("git -C %s rev-parse mm/mm-unstable", dir);
+	mmnew = sh_word("git -C %s rev-parse mm/mm-new", dir);
 	path = xstrfmt("%s/mmci.db", dir);
 	cfg.tree_dir = xstrdup(dir);
 	if (!ok(db_open(&db, path) == 0, "a new database"))

@@ -20,40 +20,14 @@
 #include "tree.h"
 #include "util.h"
 #include "tap.h"
+#include "sh.h"
 
 #define GIT "git -c user.name=T -c user.email=t@example.org " \
 	    "-c init.defaultBranch=main -C "
 
-/* a shell script with @dir for every %s: the format is the script itself */
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static int sh(const char *fmt, const char *dir)
-{
-	char *cmd = xstrfmt(fmt, dir, dir, dir, dir, dir, dir);
-	int rc = system(cmd);
-
-	free(cmd);
-	return rc;
-}
-
-/* the first line of a command's output, or "" */
-static char *sh_line(const char *fmt, const char *dir)
-{
-	char *cmd = xstrfmt(fmt, dir, dir, dir), buf[256] = "";
-	FILE *f = popen(cmd, "r");
-
-	free(cmd);
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		pclose(f);
-	}
-	buf[strcspn(buf, " \n")] = '\0';
-	return xstrdup(buf);
-}
-
 static void test_patch_ids(git_repository *repo, const char *dir)
 {
-	char *want = sh_line("git -C %s show rebased | git patch-id --stable",
+	char *want = sh_word("git -C %s show rebased | git patch-id --stable",
 			     dir);
 	char *mbox = xstrfmt("%s/p.mbox", dir), got[GIT_OID_HEXSZ + 1];
 	struct strbuf sb = STRBUF_INIT;
