@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "builtin.h"
+#include "claims.h"
 #include "config.h"
 #include "db.h"
 #include "discover.h"
@@ -242,6 +243,13 @@ static int ingest_one(struct db *db, const char *path,
 	print_summary(src, &ls, &rep);
 	if (series_id)
 		*series_id = ls.id;
+	/*
+	 * The claims of the mails, now: a job reads the series from its
+	 * rows (ingest_load_stored()) and parses no mail, the cover letter
+	 * included.
+	 */
+	if (rep.has_series && ls.id && claims_store(db, &ls) < 0)
+		warning("the claims of series #%lld were not stored", ls.id);
 	if (!rep.has_series) {
 		nr_notices = ingest_notices(db, &ls, rep.thread_id);
 		if (nr_notices < 0)

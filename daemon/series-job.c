@@ -111,7 +111,11 @@ static int prepare(struct series_job *sj, struct measure_args *ma,
 		if (ingest_series_file(sj->db, req->file, ls) < 0)
 			return -1;
 	}
-	if (claims_store(sj->db, ls) < 0)
+	/*
+	 * A series loaded from its rows has no mails (ingest_load_stored()):
+	 * its claims were stored when it was ingested and stand.
+	 */
+	if (ls->mails && claims_store(sj->db, ls) < 0)
 		warning("the claims of series #%lld were not stored", ls->id);
 	params = job_params(ma, req->series_id ? "" : req->file,
 			    req->per_patch);

@@ -75,6 +75,8 @@ test_expect 'the daemon: its poll stores the series as the service user' '
 	cat d.out &&
 	grep -q "parsed as user $user (uid $UID_OF_USER)" d.out &&
 	[ "$(sqlite3 "$MMCI_DB" "SELECT count(*) FROM series")" = 1 ] &&
+	# its claims too: a job reads the rows and parses no mail
+	[ "$(sqlite3 "$MMCI_DB" "SELECT count(*) FROM claims")" -ge 1 ] &&
 	[ "$(uid_of "$DPID")" = 0 ] &&
 	# what the poll fetched is the service user own: it ran as that user
 	ls -ln "$MMCI_DATA/fetch" &&
