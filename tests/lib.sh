@@ -257,8 +257,9 @@ test_done() {
 	exit 1
 }
 
-# sql QUERY: one value from the test's database
-sql() { sqlite3 -batch -noheader "$MMCI_DB" "$1"; }
+# sql QUERY: one value from the test's database, waiting up to 10 s for a
+# writer's lock (the daemon checkpoints while a test reads)
+sql() { sqlite3 -batch -noheader -cmd ".timeout 10000" "$MMCI_DB" "$1"; }
 
 # no mmci domain may be left behind
 # domains are named mmci-<tag>-runN-bootM, the tag from the database's
