@@ -36,6 +36,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "render.h"
+#include "run-command.h"
 #include "strbuf.h"
 #include "util.h"
 #include "web.h"
@@ -56,7 +57,7 @@ struct web_server {
 	char *www;		/* <data>/www */
 	int www_fd;		/* open directory of www */
 	char *exe;		/* this binary, for the worker */
-	char **render_env;	/* environ without secrets, + MMCI_DB, MMCI_DATA */
+	char **render_env;	/* child_env() + MMCI_DB, MMCI_DATA */
 	pid_t render_pid;	/* 0: not running */
 	pthread_t watcher;
 	int have_watcher;
@@ -415,31 +416,20 @@ static void *render_watch(void *data)
 	return NULL;
 }
 
-/* the environment of the worker: no password, secret or token (as
- * run-command.c clears them for children), the same database */
+/*
+ * The environment of the worker: what run-command.c gives every child
+ * (child_env(): no secret, the MMCI_* settings, PATH for gnuplot), and
+ * the same database and data directory as absolute paths.
+ */
 static char **render_environ(const struct mmci_config *cfg)
 {
-	char **env = NULL;
-	size_t nr = 0, alloc = 0;
-	char **e;
+	char *db = xstrfmt("MMCI_DB=%s", cfg->db_path);
+	char *data = xstrfmt("MMCI_DATA=%s", cfg->data_dir);
+	const char *add[] = { db, data, NULL };
+	char **env = child_env(add);
 
-	for (e = environ; e && *e; e++) {
-		const char *eq = strchr(*e, '=');
-		char *name = xstrndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
-		int drop = strstr(name, "PASSWORD") || strstr(name, "SECRET") ||
-			   strstr(name, "TOKEN") || !strcmp(name, "MMCI_DB") ||
-			   !strcmp(name, "MMCI_DATA");
-
-		free(name);
-		if (drop)
-			continue;
-		ALLOC_GROW(env, nr + 3, alloc);
-		env[nr++] = xstrdup(*e);
-	}
-	ALLOC_GROW(env, nr + 3, alloc);
-	env[nr++] = xstrfmt("MMCI_DB=%s", cfg->db_path);
-	env[nr++] = xstrfmt("MMCI_DATA=%s", cfg->data_dir);
-	env[nr] = NULL;
+	free(db);
+	free(data);
 	return env;
 }
 
@@ -622,8 +612,6 @@ int web_port(const struct web_server *ws)
 
 void web_stop(struct web_server *ws)
 {
-	char **e;
-
 	if (!ws)
 		return;
 	if (ws->mhd)
@@ -647,9 +635,7 @@ void web_stop(struct web_server *ws)
 	}
 	if (ws->www_fd >= 0)
 		close(ws->www_fd);
-	for (e = ws->render_env; e && *e; e++)
-		free(*e);
-	free(ws->render_env);
+	child_env_free(ws->render_env);
 	free(ws->exe);
 	free(ws->www);
 	free(ws);
