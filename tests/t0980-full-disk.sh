@@ -1,12 +1,14 @@
 #!/bin/sh
 # t0980-full-disk: a full disk is a clear error and loses nothing stored.
 # The database and the data directory live on a 2 MiB tmpfs mounted here;
-# a series is stored, then the file system is filled. Ingesting another
-# series must fail with a message that says the disk is full and leave
-# the stored rows intact (SQLite's integrity check); a daemon started
-# before must keep serving its pages, and an mmci started afterwards must
-# fail the same way. Once space is freed, the same commands work. The
-# series are our own mails (tests/fixtures/mbox).
+# a series is stored and its page written (the render worker writes it
+# after the daemon starts: the test waits for it), then the file system
+# is filled. Ingesting another series must fail with a message that
+# says the disk is full and leave the stored rows intact (SQLite's
+# integrity check); a daemon started before must keep serving its pages,
+# and an mmci started afterwards must fail the same way. Once space is
+# freed, the same commands work. The series are our own mails
+# (tests/fixtures/mbox).
 # mmci-test-needs: root
 . "$(dirname "$0")/lib.sh"
 
@@ -48,8 +50,9 @@ test_expect 'a daemon serves the pages of that database' '
 s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") && echo $port > port &&
 	{ MMCI_SOURCES= MMCI_POLL_S=1 "$MMCI" daemon --listen "127.0.0.1:$port" \
 		> daemon.log 2>&1 & echo $! > daemon.pid; } &&
-	i=0 && until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
-		i=$((i + 1)); [ $i -lt 100 ] || { cat daemon.log; exit 1; }
+	i=0 && until [ "$(curl -s -o /dev/null -w "%{http_code}" \
+		"http://127.0.0.1:$port/series/1")" = 200 ]; do
+		i=$((i + 1)); [ $i -lt 300 ] || { cat daemon.log; exit 1; }
 		sleep 0.1; done
 '
 DAEMON_PID=$(cat daemon.pid 2>/dev/null)
