@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "bundle.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
@@ -918,6 +919,11 @@ static int kbuild_record(struct kbuild *k)
 		   (long long)res->hz, dot_hash, res->duration_s,
 		   (long long)k->mc.objects, (long long)k->cold, res->id) < 0)
 		return -1;
+	/* the two config files travel in the run's bundle (bundle.h) */
+	if (bundle_store_text(k->db, dot_hash, k->dotconfig) < 0 ||
+	    bundle_store_text(k->db, k->frag_hash, k->fragment) < 0)
+		warning("build #%lld: its config files are not kept for its "
+			"bundles", res->id);
 	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
 		 res->id, res->release, res->duration_s, k->mc.objects,
 		 k->cold ? "cold" : "incremental");
