@@ -14,6 +14,7 @@ int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
 int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);

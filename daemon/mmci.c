@@ -30,6 +30,8 @@ static const struct cmd commands[] = {
 	{ "compare", cmd_compare, "compare two runs, metric by metric" },
 	{ "reproduce", cmd_reproduce,
 	  "run a stored run again: same kernel, VM, workloads; compare" },
+	{ "bundle", cmd_bundle,
+	  "a run as one file, for 'mmci reproduce --bundle' elsewhere" },
 	{ "test-series", cmd_test_series,
 	  "build, run and compare base vs base+series" },
 	{ "daemon", cmd_daemon,
