@@ -26,6 +26,7 @@
 
 #include "accel.h"
 #include "build.h"
+#include "bundle.h"
 #include "builtin.h"
 #include "compare.h"
 #include "config.h"
@@ -43,6 +44,7 @@
 
 static const char reproduce_usage[] =
 	"usage: mmci reproduce RUN [--boots N] [--fragment FILE] [--dry-run]\n"
+	"   or: mmci reproduce --bundle FILE|URL [--remote URL] [options]\n"
 	"\n"
 	"Re-create the kernel and the VM of run RUN and run it again: the\n"
 	"same build (commit and config fragment, through the build cache) or\n"
@@ -56,7 +58,14 @@ static const char reproduce_usage[] =
 	"  --boots N          boots of the new run (as many as the original)\n"
 	"  --fragment FILE    build with this config fragment instead of the\n"
 	"                     recorded one (refused when that one changed)\n"
-	"  --dry-run          print the build and run parameters, do nothing\n";
+	"  --dry-run          print the build and run parameters, do nothing\n"
+	"  --bundle FILE|URL  the run of a bundle ('mmci bundle', or a result\n"
+	"                     page's /bundle/RUN) made on any host: it is\n"
+	"                     stored here as a run, its base commit fetched\n"
+	"                     from the remote it names when the tree lacks it,\n"
+	"                     its series applied again, and then reproduced\n"
+	"  --remote URL       fetch the bundle's base branch from URL (a\n"
+	"                     mirror) instead of the remote the bundle names\n";
 
 /* the builds row of a run that booted a built kernel must be there */
 static int check_build_row(const struct run_row *r)
@@ -611,16 +620,45 @@ static void verdict_summary(const struct run_comparison *rc,
 	strbuf_addch(out, ')');
 }
 
+/*
+ * --bundle: the bundle's run stored here (once), its base in the tree;
+ * then it is reproduced as any stored run
+ */
+static int from_bundle(const struct mmci_config *cfg, struct db *db,
+		       const char *src, const char *remote, long long *run_id)
+{
+	char sha1[41];
+	json_t *b = NULL;
+	int ret = -1;
+
+	if (bundle_read(cfg, src, &b, sha1) < 0)
+		return -1;
+	printf("bundle %s: run #%lld of %s, sha1 %.12s\n", src,
+	       (long long)json_integer_value(json_object_get(
+		       json_object_get(b, "origin"), "run")),
+	       json_string_value(json_object_get(json_object_get(b, "origin"),
+						 "host")), sha1);
+	if (bundle_import(cfg, db, b, sha1, src, run_id) < 0 ||
+	    bundle_fetch_base(cfg, b, remote) < 0)
+		goto out;
+	ret = 0;
+out:
+	json_decref(b);
+	return ret;
+}
+
 int cmd_reproduce(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "boots", required_argument, NULL, 'B' },
 		{ "fragment", required_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "remote", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *fragment = NULL, *accel;
+	const char *fragment = NULL, *accel, *bundle = NULL, *remote = NULL;
 	struct build_result br = { 0 };
 	struct run_comparison rc = { 0 };
 	struct strbuf out = STRBUF_INIT;
@@ -639,6 +677,8 @@ int cmd_reproduce(int argc, char **argv)
 		case 'B': boots = parse_count("--boots", optarg); break;
 		case 'f': fragment = optarg; break;
 		case 'n': dry_run = 1; break;
+		case 'b': bundle = optarg; break;
+		case 'r': remote = optarg; break;
 		case 'h':
 			fputs(reproduce_usage, stdout);
 			return 0;
@@ -647,14 +687,16 @@ int cmd_reproduce(int argc, char **argv)
 			return 129;
 		}
 	}
-	if (argc - optind != 1) {
+	if (argc - optind != !bundle || (remote && !bundle)) {
 		fputs(reproduce_usage, stderr);
 		return 129;
 	}
-	run_id = parse_count("RUN", argv[optind]);
+	run_id = bundle ? 0 : parse_count("RUN", argv[optind]);
 	setup_command(&cfg, &db);
 	interrupt_catch();	/* fails the new run and its boot on SIGTERM */
 	run_opts_init(&o);
+	if (bundle && from_bundle(&cfg, &db, bundle, remote, &run_id) < 0)
+		goto out;
 	if (run_load(&db, run_id, &r) < 0 ||
 	    opts_from_run(&r, &o, &memremap) < 0)
 		goto out;
