@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle.h"
 #include "compare.h"
 #include "config.h"
 #include "db.h"
@@ -1262,8 +1263,18 @@ static void page_run(struct page *pg, long long id)
 	page_begin(pg, title);
 	free(title);
 
-	strbuf_addf(&pg->out, "<p class=\"repro\">reproduce: <code id=\"reproduce\">"
-		    "mmci reproduce %lld</code></p>\n", id);
+	if (strcmp(r.status, "running"))
+		strbuf_addf(&pg->out, "<p class=\"repro\">reproduce on any "
+			    "host: <a id=\"bundle\" href=\"/bundle/%lld\">"
+			    "the bundle</a> (kernel config, series, base, VM, "
+			    "numbers), <code id=\"reproduce-bundle\">mmci "
+			    "reproduce --bundle URL</code>; on this host: "
+			    "<code id=\"reproduce\">mmci reproduce %lld</code>"
+			    "</p>\n", id, id);
+	else
+		strbuf_addf(&pg->out, "<p class=\"repro\">reproduce: <code "
+			    "id=\"reproduce\">mmci reproduce %lld</code></p>\n",
+			    id);
 	prev = previous_like(pg, id);
 	if (prev)
 		strbuf_addf(&pg->out, "<p>compare with the previous run measured "
@@ -2401,6 +2412,29 @@ static int render_key(struct renderer *r, const char *key)
 	return ret;
 }
 
+/*
+ * www/bundle/N.json.gz of a finished run (bundle.h), served as
+ * /bundle/N. The same rows give the same bytes (zlib writes no time), so
+ * store() leaves an unchanged bundle alone.
+ */
+static void store_bundle(struct renderer *r, long long id)
+{
+	struct strbuf gz = STRBUF_INIT;
+	json_t *b = NULL;
+	char *rel;
+
+	if (db_int(&r->db, 0, "SELECT count(*) FROM runs WHERE id = ? AND "
+		   "status != 'running'", "i", id) != 1)
+		return;
+	rel = xstrfmt("bundle/%lld.json.gz", id);
+	if (bundle_make(&r->db, id, &b) < 0 || bundle_gzip(b, &gz) < 0 ||
+	    store(r, rel, &gz) < 0)
+		warning("run #%lld: its bundle was not written", id);
+	json_decref(b);
+	strbuf_release(&gz);
+	free(rel);
+}
+
 static int render_key_1(struct renderer *r, const char *key)
 {
 	struct page pg;
@@ -2416,6 +2450,8 @@ static int render_key_1(struct renderer *r, const char *key)
 	}
 	if (skip_prefix(key, "run/", &rest) && !parse_id(rest, &a)) {
 		page_run(&pg, a);
+		if (pg.status == 200)
+			store_bundle(r, a);
 		rel = xstrfmt("run/%lld.html", a);
 	} else if (skip_prefix(key, "series/", &rest) && !parse_id(rest, &a)) {
 		page_series(&pg, a);

@@ -148,8 +148,20 @@ static int queue_file(const struct web_server *ws,
 		*ret = MHD_NO;
 		return 0;
 	}
-	add_headers(resp, ends_with(rel, ".css") ? "text/css; charset=utf-8" :
-			  "text/html; charset=utf-8");
+	if (ends_with(rel, ".json.gz")) {
+		/* a run's bundle (bundle.h): a download, not a page */
+		const char *base = strrchr(rel, '/');
+		char *cd = xstrfmt("attachment; filename=\"mmci-run-%s\"",
+				   base ? base + 1 : rel);
+
+		add_headers(resp, "application/gzip");
+		MHD_add_response_header(resp, "Content-Disposition", cd);
+		free(cd);
+	} else {
+		add_headers(resp, ends_with(rel, ".css") ?
+			    "text/css; charset=utf-8" :
+			    "text/html; charset=utf-8");
+	}
 	*ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return 0;
@@ -267,6 +279,19 @@ static enum MHD_Result route(const struct web_server *ws,
 		rel = xstrfmt("%s/%lld.html", url_kinds[i], a);
 		if (queue_file(ws, conn, rel, &ret) < 0)
 			ret = missing(ws, conn, url_kinds[i], a);
+		free(rel);
+		return ret;
+	}
+	if (skip_prefix(url, "/bundle/", &rest)) {
+		if (parse_id(rest, &a) < 0)
+			return not_found(conn, "a bundle is /bundle/RUN");
+		rel = xstrfmt("bundle/%lld.json.gz", a);
+		if (queue_file(ws, conn, rel, &ret) < 0) {
+			free(rel);
+			rel = xstrfmt("no bundle of run #%lld: no such run, or "
+				      "it is not finished", a);
+			ret = not_found(conn, rel);
+		}
 		free(rel);
 		return ret;
 	}
