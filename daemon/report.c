@@ -1067,10 +1067,12 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		strbuf_addstr(b, x->in.extra);
 	}
 	strbuf_rtrim(b);
-	strbuf_addf(b, "\n\nTo reproduce:\n\n"
-		    "        mmci reproduce %lld\n"
-		    "        mmci compare %lld %lld\n\n", x->new.id, x->base.id,
-		    x->new.id);
+	strbuf_addf(b, "\n\nTo reproduce on any host with mmci (each bundle "
+		    "holds the kernel config,\nthe series, the base and its "
+		    "remote, the VM and the recorded numbers):\n\n"
+		    "        mmci reproduce --bundle %s/bundle/%lld\n"
+		    "        mmci reproduce --bundle %s/bundle/%lld\n\n",
+		    x->web_url, x->new.id, x->web_url, x->base.id);
 	strbuf_addstr(b, "Disclaimer:\nResults have been measured in virtual "
 		      "machines (QEMU) and are provided for informational\n"
 		      "purposes only. Any difference in system hardware or "

@@ -157,7 +157,8 @@ test_expect 'the body: LKP-style text, the table, machine, reproduce, links' '
 	grep -q "^compiler: gcc 12.2.0$" dry.eml &&
 	grep -q "^| Reported-by: mmci <mmci@localhost>$" dry.eml &&
 	grep -q "^| Closes: http://localhost:8080/compare/1/2$" dry.eml &&
-	grep -q "^        mmci reproduce 2$" dry.eml &&
+	grep -q "^        mmci reproduce --bundle http://localhost:8080/bundle/2$" dry.eml &&
+	grep -q "^        mmci reproduce --bundle http://localhost:8080/bundle/1$" dry.eml &&
 	grep -q "^http://localhost:8080/series/1$" dry.eml
 '
 
