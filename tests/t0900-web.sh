@@ -72,7 +72,27 @@ test_expect 'chromium: a run page has provenance, metrics, the console log and t
 	$CHECK run.html "h1:run #2" "text:reproduce:mmci reproduce 2" \
 		id:provenance cell:provenance:web-new minrows:metrics:4 \
 		rows:boots:1 "text:console-0:$line" href:/compare/1/2 \
+		href:/bundle/2 "text:reproduce-bundle:mmci reproduce --bundle" \
 		"cell:provenance:$(sql "SELECT kernel_release FROM runs WHERE id = 2")"
+'
+
+test_expect 'curl: /bundle/2 is the run as gzip JSON, the hostile title kept as data' '
+	curl -s -D hdr -o b2.gz "http://127.0.0.1:$(cat port)/bundle/2" &&
+	grep -qi "^content-type: application/gzip" hdr &&
+	zcat b2.gz > b2.json &&
+	python3 - "$(sql "SELECT count(*) FROM samples WHERE run_id = 2")" <<-\EOF
+	import json, sys
+	b = json.load(open("b2.json"))
+	assert b["format"] == "mmci-bundle/1"
+	assert b["origin"]["run"] == 2
+	assert b["run"]["label"] == "web-new"
+	assert len(b["boots"]) == 1
+	assert len(b["boots"][0]["samples"]) == int(sys.argv[1])
+	s = b["kernel"]["series"]
+	assert s["title"] == "<script>alert(1)</script> & \"quotes\"", s["title"]
+	# the test made its build rows by hand: no fragment to carry
+	assert b["kernel"]["fragment"]["text"] is None
+	EOF
 '
 
 test_expect 'chromium: the compare page has the table, verdicts and a plot' '
