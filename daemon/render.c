@@ -339,13 +339,19 @@ static int valid_name(const char *s)
 
 struct plot_line {
 	char *title;
+	const char *with;	/* gnuplot style, NULL: linespoints */
 	double *x, *y;
 	size_t nr, alloc;
 };
 
+#define PLOT_MAX_XTICS 4
+
 struct plot {
 	char *title, *xlabel, *ylabel;
 	int time_x;		/* x is Unix time */
+	/* named ticks at x = 0, 1, ...; 0 of them: numbers */
+	char *xtics[PLOT_MAX_XTICS];
+	int xtics_nr;
 	struct plot_line *lines;
 	size_t nr, alloc;
 };
@@ -384,6 +390,8 @@ static void plot_release(struct plot *p)
 	free(p->title);
 	free(p->xlabel);
 	free(p->ylabel);
+	for (i = 0; i < (size_t)p->xtics_nr; i++)
+		free(p->xtics[i]);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -501,13 +509,25 @@ static int plot_add(struct renderer *r, struct plot *plots, size_t nr,
 		gp_str(gp, p->xlabel);
 		strbuf_addstr(gp, "\nset ylabel ");
 		gp_str(gp, p->ylabel);
-		strbuf_addstr(gp, "\nset grid\nset key below\n");
-		if (p->time_x)
+		strbuf_addstr(gp, "\nset grid\nset key below\n"
+			      "set autoscale x\n");
+		if (p->time_x) {
 			strbuf_addstr(gp, "set xdata time\nset timefmt \"%s\"\n"
 				      "set format x \"%m-%d\\n%H:%M\"\n");
-		else
+		} else if (p->xtics_nr) {
+			/* a strip per named tick, half a unit either side */
+			strbuf_addf(gp, "set xdata\nset xrange [-0.5:%g]\n"
+				    "set xtics (", p->xtics_nr - 0.5);
+			for (k = 0; k < (size_t)p->xtics_nr; k++) {
+				strbuf_addstr(gp, k ? ", " : "");
+				gp_str(gp, p->xtics[k]);
+				strbuf_addf(gp, " %zu", k);
+			}
+			strbuf_addstr(gp, ")\n");
+		} else {
 			strbuf_addstr(gp, "set xdata\nset format x \"% h\"\n"
 				      "set xtics 1\n");
+		}
 		strbuf_addstr(gp, "plot ");
 		for (j = 0; j < p->nr; j++) {
 			struct plot_line *l = &p->lines[j];
@@ -518,9 +538,9 @@ static int plot_add(struct renderer *r, struct plot *plots, size_t nr,
 				strbuf_addf(&data, "%.17g %.17g\n", l->x[k],
 					    l->y[k]);
 			strbuf_addstr(&data, "\n\n");
-			strbuf_addf(gp, "%s'%s' index %zu using 1:2 with "
-				    "linespoints pt 7 ps 0.7 title ",
-				    first ? "" : ", ", data_p, index++);
+			strbuf_addf(gp, "%s'%s' index %zu using 1:2 with %s "
+				    "title ", first ? "" : ", ", data_p, index++,
+				    l->with ? l->with : "linespoints pt 7 ps 0.7");
 			gp_str(gp, l->title);
 			first = 0;
 		}
@@ -540,20 +560,24 @@ static int plot_add(struct renderer *r, struct plot *plots, size_t nr,
 	return n;
 }
 
-/* the plot in a <figure>, or why there is none; see plots_flush() */
-static void add_plot(struct page *pg, struct plot *plots, size_t nr,
-		     int height, const char *caption)
+/*
+ * the plot in a <figure id="@id">, or why there is none (a note with the
+ * id "no@id"); see plots_flush()
+ */
+static void add_plot_id(struct page *pg, struct plot *plots, size_t nr,
+			int height, const char *caption, const char *id)
 {
 	struct renderer *r = (struct renderer *)pg->r;
 	struct strbuf why = STRBUF_INIT;
 	int n = plot_add(r, plots, nr, height, &why);
 
 	if (n < 0) {
-		strbuf_addstr(&pg->out, "<p class=\"note\" id=\"noplot\">");
+		strbuf_addf(&pg->out, "<p class=\"note\" id=\"no%s\">", id);
 		h(pg, why.buf);
 		strbuf_addstr(&pg->out, "</p>\n");
 	} else {
-		strbuf_addstr(&pg->out, "<figure class=\"plot\" id=\"plot\">\n");
+		strbuf_addf(&pg->out, "<figure class=\"plot\" id=\"%s\">\n",
+			    id);
 		strbuf_addf(&pg->out, "%c%d%c", PLOT_MARK, n, PLOT_MARK + 1);
 		strbuf_addstr(&pg->out, "\n<figcaption>");
 		h(pg, caption);
@@ -561,6 +585,12 @@ static void add_plot(struct page *pg, struct plot *plots, size_t nr,
 		pg->plots++;
 	}
 	strbuf_release(&why);
+}
+
+static void add_plot(struct page *pg, struct plot *plots, size_t nr,
+		     int height, const char *caption)
+{
+	add_plot_id(pg, plots, nr, height, caption, "plot");
 }
 
 /* ---- small numeric helpers ------------------------------------------- */
@@ -1802,6 +1832,85 @@ static void patches_table(struct page *pg, const struct attribution *a)
 			      "metric</p>\n");
 }
 
+/*
+ * One strip of per-boot medians (run_units(), per boot) at x = @side,
+ * the boots spread a little across it so that equal values stay visible.
+ */
+static void add_boot_strip(struct page *pg, long long run,
+			   const struct metric_comparison *m, int side,
+			   struct plot_line *l)
+{
+	struct unit_values u = UNIT_VALUES_INIT;
+	size_t i;
+
+	if (run_units(&pg->db, run, m->workload, m->variant, m->metric, 1,
+		      &u) < 0)
+		return;
+	for (i = 0; i < u.nr; i++)
+		plot_point(l, side + (u.nr > 1 ? 0.3 * i / (u.nr - 1) - 0.15 :
+				      0), u.v[i]);
+	unit_values_release(&u);
+}
+
+/*
+ * The per-boot medians of the job's base run and its head run side by
+ * side, a panel per metric: the metrics that moved first, then the
+ * others, WEB_MAX_PLOTS at most.
+ */
+static void series_per_boot(struct page *pg, const struct run_comparison *rc)
+{
+	struct plot plots[WEB_MAX_PLOTS];
+	const struct metric_comparison *pick[WEB_MAX_PLOTS];
+	char *base = xstrfmt("base #%lld", rc->base_id);
+	char *new = xstrfmt("new #%lld", rc->new_id);
+	size_t i, nr = 0, moved = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < rc->nr && nr < WEB_MAX_PLOTS; i++) {
+			enum verdict v = rc->m[i].c.verdict;
+			int m = v == VERDICT_WORSE || v == VERDICT_BETTER;
+
+			if (m == !pass) {
+				pick[nr++] = &rc->m[i];
+				moved += m;
+			}
+		}
+	strbuf_addstr(&pg->out, "<h3>Per-boot medians, base and new</h3>\n");
+	memset(plots, 0, sizeof(plots));
+	for (i = 0; i < nr; i++) {
+		const struct metric_comparison *m = pick[i];
+
+		plots[i].title = xstrfmt("%s %s %s (%s)", m->workload,
+					 m->variant, m->metric,
+					 verdict_name(m->c.verdict));
+		plots[i].xlabel = xstrdup("");
+		plots[i].ylabel = xstrdup(m->unit);
+		plots[i].xtics[0] = xstrdup(base);
+		plots[i].xtics[1] = xstrdup(new);
+		plots[i].xtics_nr = 2;
+		add_boot_strip(pg, rc->base_id, m, 0,
+			       plot_line(&plots[i], base));
+		add_boot_strip(pg, rc->new_id, m, 1,
+			       plot_line(&plots[i], new));
+		plots[i].lines[0].with = plots[i].lines[1].with =
+			"points pt 7 ps 0.8";
+	}
+	if (nr) {
+		char *caption = xstrfmt("a point per ok boot, its median; "
+					"%zu of %zu metric(s) moved%s", moved,
+					rc->nr, nr < rc->nr ? " (the moved "
+					"ones first, the others cut)" : "");
+
+		add_plot_id(pg, plots, nr, 220, caption, "per-boot");
+		free(caption);
+	}
+	for (i = 0; i < nr; i++)
+		plot_release(&plots[i]);
+	free(base);
+	free(new);
+}
+
 /* the base the newest job of the series was given, and why (base.c) */
 static void series_base(struct page *pg, long long series_id)
 {
@@ -1874,6 +1983,8 @@ static void web_series_extra(struct page *pg, long long series_id)
 	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
 	if (a.nr)
 		patches_table(pg, &a);
+	if (rc.nr)
+		series_per_boot(pg, &rc);
 	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
 	html_esc(&pg->out, txt.buf);
 	strbuf_addstr(&pg->out, "</pre>\n");
