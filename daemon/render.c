@@ -40,7 +40,9 @@
 #include "strbuf.h"
 #include "util.h"
 #include "attribution.h"
+#include "changepoint.h"
 #include "claims.h"
+#include "workload.h"
 #include "render.h"
 
 #define WEB_BUSY_MS 30000		/* ms the renderer waits for a writer */
@@ -249,6 +251,15 @@ static void metric_href(struct page *pg, const char *workload,
 	}
 }
 
+static void branch_href(struct strbuf *sb, const char *remote,
+			const char *branch)
+{
+	strbuf_addstr(sb, "/branch/");
+	url_esc(sb, remote);
+	strbuf_addch(sb, '/');
+	url_esc(sb, branch);
+}
+
 /*
  * The next row of a page's query: 1, or 0 at the end and after an error;
  * an error also marks the page failed, so that page_store() keeps the
@@ -333,6 +344,15 @@ static int valid_name(const char *s)
 			  "0123456789_.-");
 
 	return n && !s[n] && n <= 64;
+}
+
+/*
+ * a remote or branch name that can be a file name under www/branch/: a
+ * valid_name() that does not start with a dot ("..", ".cache")
+ */
+static int valid_ref_name(const char *s)
+{
+	return valid_name(s) && s[0] != '.';
 }
 
 /* ---- plots: SVG from gnuplot ----------------------------------------- */
@@ -936,16 +956,19 @@ static void memo_release(struct renderer *r)
 	r->memo_nr = r->memo_alloc = 0;
 }
 
+/* a run's mode and set-up, the line of a trend it is a point of */
+#define RUN_LINE_SQL \
+	"r.accel || '/' || r.clock || ', ' || r.nvdimm_mib || ' MiB NVDIMM " \
+	"on ' || r.backing || ', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus " \
+	"|| ' vCPU' || CASE WHEN coalesce(json_extract(r.params, '$.pin'), " \
+	"0) THEN ' pinned' ELSE '' END"
+
 /* the newest WEB_TREND_RUNS runs that finished, oldest first */
 static sqlite3_stmt *trend_runs(struct db *db)
 {
 	return db_query(db,
-		"SELECT r.id, r.started_at, r.clock, r.accel || '/' || r.clock "
-		"|| ', ' || r.nvdimm_mib || ' MiB NVDIMM on ' || r.backing || "
-		"', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus || ' vCPU' || "
-		"CASE WHEN coalesce(json_extract(r.params, '$.pin'), 0) THEN "
-		"' pinned' ELSE '' END, r.kernel_release, r.label FROM runs r "
-		"WHERE r.status = 'ok' AND r.id > (SELECT coalesce(max(id), 0) "
+		"SELECT r.id, r.started_at, r.clock, " RUN_LINE_SQL ", "
+		"r.kernel_release, r.label FROM runs r WHERE r.status = 'ok' AND r.id > (SELECT coalesce(max(id), 0) "
 		"FROM runs) - ? ORDER BY r.started_at, r.id", "i",
 		(long long)WEB_TREND_RUNS);
 }
@@ -1023,9 +1046,55 @@ static void index_metrics(struct page *pg)
 	free(mc);
 }
 
+/* the branches nightly jobs measure, each linked to its page */
+static void index_branches(struct page *pg)
+{
+	sqlite3_stmt *st = db_query(&pg->db,
+		"SELECT h.remote, h.branch, count(DISTINCT j.id), max(j.created_at) "
+		"FROM jobs j JOIN heads h ON h.id = j.head_id WHERE j.kind = "
+		"'nightly' GROUP BY h.remote, h.branch ORDER BY h.remote, "
+		"h.branch", "");
+	int rows = 0;
+
+	strbuf_addstr(&pg->out, "<h2>Branches</h2>\n");
+	if (!st) {
+		page_note_error(pg, "cannot read the nightly jobs");
+		return;
+	}
+	strbuf_addstr(&pg->out, "<ul id=\"branches\">\n");
+	while (page_step(pg, st)) {
+		const char *remote = db_col_text(st, 0);
+		const char *branch = db_col_text(st, 1);
+		int link = valid_ref_name(remote) && valid_ref_name(branch);
+
+		rows++;
+		strbuf_addstr(&pg->out, "<li>");
+		if (link) {
+			strbuf_addstr(&pg->out, "<a href=\"");
+			branch_href(&pg->out, remote, branch);
+			strbuf_addstr(&pg->out, "\">");
+		}
+		h(pg, remote);
+		strbuf_addch(&pg->out, '/');
+		h(pg, branch);
+		strbuf_addstr(&pg->out, link ? "</a>" : " <small>(no page: "
+			      "the name cannot be a file name)</small>");
+		strbuf_addf(&pg->out, " (%d nightly job(s), the last queued ",
+			    sqlite3_column_int(st, 2));
+		add_time(&pg->out, sqlite3_column_double(st, 3));
+		strbuf_addstr(&pg->out, ")</li>\n");
+	}
+	strbuf_addstr(&pg->out, "</ul>\n");
+	if (!rows)
+		strbuf_addstr(&pg->out, "<p class=\"note\">no nightly job "
+			      "yet</p>\n");
+	sqlite3_finalize(st);
+}
+
 static void page_index(struct page *pg)
 {
 	page_begin(pg, "mmci: recent runs");
+	index_branches(pg);
 	index_runs(pg);
 	index_jobs(pg);
 	index_series(pg);
@@ -2219,6 +2288,560 @@ static void page_metric(struct page *pg, const char *workload,
 }
 
 
+/* ---- /branch/REMOTE/BRANCH ------------------------------------------- */
+
+/*
+ * A branch's page: its nightly head runs (the run a done nightly job
+ * records as new_run, never the "previous" head it measured again, nor a
+ * series or bench run of the same set-up), night by night, per metric a
+ * trend with each night's per-boot medians, the change points of
+ * changepoint.c as `mmci history` finds them, and the bisect jobs whose
+ * range ends at one of its heads. A branch measured for a year is a few
+ * hundred nights; the newest WEB_BRANCH_NIGHTS are shown.
+ */
+#define WEB_BRANCH_NIGHTS 200
+
+char *render_branch_path(const char *remote, const char *branch)
+{
+	if (!valid_ref_name(remote) || !valid_ref_name(branch))
+		return NULL;
+	return xstrfmt("branch/%s/%s.html", remote, branch);
+}
+
+/*
+ * The bisect jobs of a branch's ranges: GOOD..BAD with BAD a head of one
+ * of its nightlies, in full or abbreviated (migration 0016 dirties the
+ * page by the same rule). ?1 remote, ?2 branch.
+ */
+#define BRANCH_BISECTS_SQL \
+	"WITH b AS (SELECT id, status, series_ref, error, substr(series_ref, " \
+	"instr(series_ref, '..') + 2) AS bad, CASE WHEN json_valid(params) " \
+	"THEN params END AS p, CASE WHEN json_valid(result) THEN result END " \
+	"AS res FROM jobs WHERE kind = 'bisect' AND instr(series_ref, '..') " \
+	"> 0) SELECT b.id, b.status, b.series_ref, coalesce(json_extract(" \
+	"b.res, '$.workload'), json_extract(b.p, '$.workload'), ''), " \
+	"coalesce(json_extract(b.res, '$.variant'), json_extract(b.p, " \
+	"'$.variant')), coalesce(json_extract(b.res, '$.metric'), " \
+	"json_extract(b.p, '$.metric'), ''), json_extract(b.res, " \
+	"'$.first_bad'), json_extract(b.res, '$.clean'), json_extract(b.res, " \
+	"'$.patch.series_id'), json_extract(b.res, '$.upstream'), " \
+	"b.error, min(h.commit_id) FROM b JOIN heads h ON h.remote = ?1 AND " \
+	"h.branch = ?2 AND h.commit_id GLOB b.bad || '*' JOIN jobs n ON " \
+	"n.head_id = h.id AND n.kind = 'nightly' WHERE length(b.bad) >= 7 " \
+	"AND b.bad NOT GLOB '*[^0-9a-f]*' GROUP BY b.id ORDER BY b.id"
+
+struct branch_bisect {
+	long long job, series;
+	char *status, *range, *workload, *metric, *commit;
+	char *variant;		/* NULL: any */
+	char *outcome;		/* what it found, one line */
+};
+
+struct night {
+	long long run;
+	double t;
+	char *date, *commit, *line;
+	int hz, wall;
+	const struct run_values *rv;	/* the renderer's memo */
+};
+
+struct branch {
+	const char *remote, *name;
+	struct night *n;
+	size_t nr, alloc;
+	struct branch_bisect *b;
+	size_t b_nr, b_alloc;
+};
+
+static void branch_release(struct branch *br)
+{
+	size_t i;
+
+	for (i = 0; i < br->nr; i++) {
+		free(br->n[i].date);
+		free(br->n[i].commit);
+		free(br->n[i].line);
+	}
+	free(br->n);
+	for (i = 0; i < br->b_nr; i++) {
+		struct branch_bisect *b = &br->b[i];
+
+		free(b->status);
+		free(b->range);
+		free(b->workload);
+		free(b->variant);
+		free(b->metric);
+		free(b->commit);
+		free(b->outcome);
+	}
+	free(br->b);
+}
+
+/* the nightly head runs, oldest first */
+static int branch_load_nights(struct page *pg, struct branch *br)
+{
+	struct renderer *r = (struct renderer *)pg->r;
+	sqlite3_stmt *st = db_query(&pg->db,
+		"SELECT * FROM (SELECT r.id, r.started_at, strftime('%Y-%m-%d', "
+		"r.started_at, 'unixepoch'), h.commit_id, " RUN_LINE_SQL ", "
+		"coalesce(r.hz, b.hz, 0), r.clock = 'wall' FROM jobs j JOIN "
+		"heads h ON h.id = j.head_id JOIN runs r ON r.id = CASE WHEN "
+		"json_valid(j.result) THEN json_extract(j.result, '$.new_run') "
+		"END LEFT JOIN builds b ON b.id = r.build_id WHERE j.kind = "
+		"'nightly' AND j.status = 'done' AND h.remote = ? AND h.branch = "
+		"? AND r.status = 'ok' ORDER BY r.started_at DESC, r.id DESC "
+		"LIMIT ?) ORDER BY 2, 1", "tti", br->remote, br->name,
+		(long long)WEB_BRANCH_NIGHTS);
+	int rc;
+	size_t i;
+
+	if (!st)
+		return -1;
+	while ((rc = db_step(&pg->db, st)) == DB_ROW) {
+		struct night *n;
+
+		ALLOC_GROW(br->n, br->nr + 1, br->alloc);
+		n = &br->n[br->nr++];
+		memset(n, 0, sizeof(*n));
+		n->run = sqlite3_column_int64(st, 0);
+		n->t = sqlite3_column_double(st, 1);
+		n->date = xstrdup(db_col_text(st, 2));
+		n->commit = xstrdup(db_col_text(st, 3));
+		n->line = xstrdup(db_col_text(st, 4));
+		n->hz = sqlite3_column_int(st, 5);
+		n->wall = sqlite3_column_int(st, 6);
+	}
+	sqlite3_finalize(st);
+	/*
+	 * after the query: run_values_get() may write the cache; and a
+	 * second time, since the memo moves while it grows (the second
+	 * calls find every run in it)
+	 */
+	for (i = 0; i < br->nr; i++)
+		run_values_get(r, br->n[i].run, br->n[i].wall);
+	for (i = 0; i < br->nr; i++)
+		br->n[i].rv = run_values_get(r, br->n[i].run, br->n[i].wall);
+	return rc == DB_DONE ? 0 : -1;
+}
+
+static int branch_load_bisects(struct page *pg, struct branch *br)
+{
+	sqlite3_stmt *st = db_query(&pg->db, BRANCH_BISECTS_SQL, "tt",
+				    br->remote, br->name);
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = db_step(&pg->db, st)) == DB_ROW) {
+		struct branch_bisect *b;
+		const char *first_bad = db_col_text(st, 6);
+
+		ALLOC_GROW(br->b, br->b_nr + 1, br->b_alloc);
+		b = &br->b[br->b_nr++];
+		memset(b, 0, sizeof(*b));
+		b->job = sqlite3_column_int64(st, 0);
+		b->status = xstrdup(db_col_text(st, 1));
+		b->range = xstrdup(db_col_text(st, 2));
+		b->workload = xstrdup(db_col_text(st, 3));
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			b->variant = xstrdup(db_col_text(st, 4));
+		b->metric = xstrdup(db_col_text(st, 5));
+		b->series = sqlite3_column_int64(st, 8);
+		b->commit = xstrdup(db_col_text(st, 11));
+		if (*first_bad)
+			b->outcome = xstrfmt("first bad commit %.12s%s",
+					     first_bad,
+					     sqlite3_column_int(st, 7) ? "" :
+					     " (not clean)");
+		else if (*db_col_text(st, 9))
+			b->outcome = xstrfmt("upstream: the merge-base %.12s "
+					     "moved already",
+					     db_col_text(st, 9));
+		else if (!strcmp(b->status, "done"))
+			b->outcome = xstrdup("no change between the ends");
+		else if (!strcmp(b->status, "failed"))
+			b->outcome = xstrfmt("failed: %s", db_col_text(st, 10));
+		else
+			b->outcome = xstrdup(b->status);
+	}
+	sqlite3_finalize(st);
+	return rc == DB_DONE ? 0 : -1;
+}
+
+/* the bisect of this metric whose range ends at @commit, or NULL */
+static const struct branch_bisect *night_bisect(const struct branch *br,
+						const struct run_value *m,
+						const char *commit)
+{
+	size_t i;
+
+	for (i = 0; i < br->b_nr; i++) {
+		const struct branch_bisect *b = &br->b[i];
+
+		if (!strcmp(b->commit, commit) &&
+		    !strcmp(b->workload, m->workload) &&
+		    !strcmp(b->metric, m->metric) &&
+		    (!b->variant || !strcmp(b->variant, m->variant)))
+			return b;
+	}
+	return NULL;
+}
+
+/* the value of metric @m in night @n, or NULL */
+static const struct run_value *night_value(const struct night *n,
+					   const struct run_value *m)
+{
+	size_t i;
+
+	for (i = 0; i < n->rv->nr; i++) {
+		const struct run_value *x = &n->rv->v[i];
+
+		if (!strcmp(x->workload, m->workload) &&
+		    !strcmp(x->variant, m->variant) &&
+		    !strcmp(x->metric, m->metric) && !strcmp(x->unit, m->unit))
+			return x;
+	}
+	return NULL;
+}
+
+/* one metric of a branch: its nights, by set-up line */
+struct branch_point {
+	const struct night *n;
+	double value;
+	double cp_pct;		/* a change point starts here; NAN if not */
+	const struct branch_bisect *bisect;
+	struct unit_values u;	/* per-boot medians */
+};
+
+static void branch_metric(struct page *pg, const struct branch *br,
+			  const struct run_value *m, int k)
+{
+	static const char *const cols[] = {
+		"night", "set-up", "head commit", "median", "per-boot medians",
+		"boots", "run", "marks",
+	};
+	struct branch_point *p = xcalloc(br->nr ? br->nr : 1, sizeof(*p));
+	struct plot plot = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	char **lines = NULL;
+	size_t nr = 0, i, j, l, lines_nr = 0, lines_alloc = 0;
+	double *x = xmalloc((br->nr ? br->nr : 1) * sizeof(*x));
+
+	for (i = 0; i < br->nr; i++) {
+		const struct run_value *v = night_value(&br->n[i], m);
+
+		if (!v || !isfinite(v->value))
+			continue;
+		p[nr].n = &br->n[i];
+		p[nr].value = v->value;
+		p[nr].cp_pct = NAN;
+		p[nr].bisect = night_bisect(br, m, br->n[i].commit);
+		run_units(&pg->db, br->n[i].run, m->workload, m->variant,
+			  m->metric, 1, &p[nr].u);
+		for (l = 0; l < lines_nr; l++)
+			if (!strcmp(lines[l], br->n[i].line))
+				break;
+		if (l == lines_nr) {
+			ALLOC_GROW(lines, lines_nr + 1, lines_alloc);
+			lines[lines_nr++] = br->n[i].line;
+		}
+		nr++;
+	}
+
+	strbuf_addf(&pg->out, "<h2 id=\"metric-%d\">", k);
+	h(pg, m->workload);
+	strbuf_addch(&pg->out, ' ');
+	h(pg, m->metric);
+	if (*m->variant) {
+		strbuf_addstr(&pg->out, " <small>");
+		h(pg, m->variant);
+		strbuf_addstr(&pg->out, "</small>");
+	}
+	strbuf_addstr(&pg->out, " <small>(");
+	h(pg, m->unit);
+	strbuf_addstr(&pg->out, ", <a href=\"");
+	metric_href(pg, m->workload, m->variant, m->metric);
+	strbuf_addstr(&pg->out, "\">every run</a>)</small></h2>\n");
+
+	/* change points per set-up line, as `mmci history` finds them */
+	strbuf_addf(&pg->out, "<ul class=\"cps\" id=\"cp-%d\">\n", k);
+	for (l = 0; l < lines_nr; l++) {
+		struct cp_opts opts = CP_OPTS_INIT;
+		struct cp_result res;
+		size_t *idx = xmalloc(nr * sizeof(*idx)), n = 0, c;
+
+		for (i = 0; i < nr; i++) {
+			double res_i;
+
+			if (strcmp(p[i].n->line, lines[l]))
+				continue;
+			res_i = metric_resolution(m->workload, m->metric,
+						  p[i].n->hz);
+			if (res_i > opts.resolution)
+				opts.resolution = res_i;
+			idx[n] = i;
+			x[n++] = p[i].value;
+		}
+		strbuf_addstr(&pg->out, "<li>");
+		if (lines_nr > 1) {
+			h(pg, lines[l]);
+			strbuf_addstr(&pg->out, ": ");
+		}
+		if (changepoint_detect(x, n, &opts, &res) < 0 ||
+		    res.status == CP_INSUFFICIENT) {
+			strbuf_addstr(&pg->out, "change points: insufficient "
+				      "data");
+			if (res.reason[0]) {
+				strbuf_addstr(&pg->out, " (");
+				h(pg, res.reason);
+				strbuf_addch(&pg->out, ')');
+			}
+		} else if (!res.nr) {
+			strbuf_addf(&pg->out, "change points: none in %zu "
+				    "nights", n);
+		} else {
+			strbuf_addf(&pg->out, "change points: %zu in %zu "
+				    "nights:", res.nr, n);
+			for (c = 0; c < res.nr; c++) {
+				struct branch_point *bp = &p[idx[res.cp[c].index]];
+
+				bp->cp_pct = res.cp[c].change_pct;
+				strbuf_addf(&pg->out, "%s %s (run #%lld) %+.2f %%"
+					    ", p %.2g", c ? "," : "",
+					    bp->n->date, bp->n->run,
+					    res.cp[c].change_pct, res.cp[c].p);
+			}
+		}
+		strbuf_addstr(&pg->out, "</li>\n");
+		cp_result_release(&res);
+		free(idx);
+	}
+	strbuf_addstr(&pg->out, "</ul>\n");
+
+	plot.title = xstrdup("");
+	plot.xlabel = xstrdup("night (UTC)");
+	plot.ylabel = xstrdup(m->unit);
+	plot.time_x = 1;
+	for (l = 0; l < lines_nr; l++) {
+		const char *suffix = lines_nr > 1 ? lines[l] : NULL;
+		struct plot_line *med, *spread, *cp, *bis;
+		char *t;
+
+		t = xstrfmt("median%s%s", suffix ? ", " : "",
+			    suffix ? suffix : "");
+		med = plot_line(&plot, t);
+		free(t);
+		t = xstrfmt("per-boot medians%s%s", suffix ? ", " : "",
+			    suffix ? suffix : "");
+		spread = plot_line(&plot, t);
+		spread->with = "points pt 1 ps 0.6";
+		free(t);
+		t = xstrfmt("change point%s%s", suffix ? ", " : "",
+			    suffix ? suffix : "");
+		cp = plot_line(&plot, t);
+		cp->with = "points pt 6 ps 2.5 lw 2";
+		free(t);
+		t = xstrfmt("bisected%s%s", suffix ? ", " : "",
+			    suffix ? suffix : "");
+		bis = plot_line(&plot, t);
+		bis->with = "points pt 8 ps 2.5 lw 2";
+		free(t);
+		for (i = 0; i < nr; i++) {
+			if (strcmp(p[i].n->line, lines[l]))
+				continue;
+			plot_point(med, p[i].n->t, p[i].value);
+			for (j = 0; j < p[i].u.nr; j++)
+				plot_point(spread, p[i].n->t, p[i].u.v[j]);
+			if (!isnan(p[i].cp_pct))
+				plot_point(cp, p[i].n->t, p[i].value);
+			if (p[i].bisect)
+				plot_point(bis, p[i].n->t, p[i].value);
+		}
+	}
+	strbuf_addf(&sb, "plot-%d", k);
+	add_plot_id(pg, &plot, 1, 300, "a night's median (the run's value) "
+		    "and the median of each of its ok boots; circles: change "
+		    "points, triangles: nights a bisection started from", sb.buf);
+	plot_release(&plot);
+
+	strbuf_addf(&pg->out, "<table class=\"trend\" id=\"trend-%d\">\n", k);
+	th_row(pg, cols, ARRAY_SIZE(cols));
+	strbuf_addstr(&pg->out, "<tbody>\n");
+	for (i = 0; i < nr; i++) {
+		const struct branch_point *bp = &p[i];
+		struct summary s;
+		int marks = 0;
+
+		strbuf_addf(&pg->out, "<tr id=\"trend-%d-run-%lld\"%s>", k,
+			    bp->n->run, isnan(bp->cp_pct) ? "" :
+			    " class=\"cp\"");
+		td(pg, bp->n->date);
+		td(pg, bp->n->line);
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%.12s", bp->n->commit);
+		strbuf_addstr(&pg->out, "<td><code>");
+		h(pg, sb.buf);
+		strbuf_addstr(&pg->out, "</code></td>");
+		td_num(pg, bp->value);
+		if (bp->u.nr) {
+			summarize(bp->u.v, bp->u.nr, &s);
+			strbuf_addstr(&pg->out, "<td class=\"num\">");
+			add_num(pg, s.min);
+			strbuf_addstr(&pg->out, " .. ");
+			add_num(pg, s.max);
+			strbuf_addstr(&pg->out, "</td>");
+		} else {
+			strbuf_addstr(&pg->out, "<td>-</td>");
+		}
+		strbuf_addf(&pg->out, "<td class=\"num\">%d</td><td><a href=\""
+			    "/run/%lld\">#%lld</a></td><td class=\"marks\">",
+			    bp->u.boots, bp->n->run, bp->n->run);
+		if (!isnan(bp->cp_pct)) {
+			strbuf_addf(&pg->out, "<span class=\"cp\">change point "
+				    "%+.2f %%</span>", bp->cp_pct);
+			marks++;
+		}
+		if (bp->bisect) {
+			strbuf_addf(&pg->out, "%s<span class=\"bisect\">bisect "
+				    "job #%lld: ", marks ? "; " : "",
+				    bp->bisect->job);
+			h(pg, bp->bisect->outcome);
+			strbuf_addstr(&pg->out, "</span>");
+		}
+		strbuf_addstr(&pg->out, "</td></tr>\n");
+	}
+	strbuf_addstr(&pg->out, "</tbody></table>\n");
+
+	for (i = 0; i < nr; i++)
+		unit_values_release(&p[i].u);
+	free(p);
+	free(x);
+	free(lines);
+	strbuf_release(&sb);
+}
+
+static void branch_bisects(struct page *pg, const struct branch *br)
+{
+	static const char *const cols[] = {
+		"job", "range", "metric", "status", "result", "on the list",
+	};
+	size_t i;
+
+	strbuf_addstr(&pg->out, "<h2>Bisections of its ranges</h2>\n");
+	if (!br->b_nr) {
+		strbuf_addstr(&pg->out, "<p class=\"note\" id=\"no-bisects\">"
+			      "no bisect job for a range of this branch</p>\n");
+		return;
+	}
+	strbuf_addstr(&pg->out, "<table id=\"bisects\">\n");
+	th_row(pg, cols, ARRAY_SIZE(cols));
+	strbuf_addstr(&pg->out, "<tbody>\n");
+	for (i = 0; i < br->b_nr; i++) {
+		const struct branch_bisect *b = &br->b[i];
+		const char *dots = strstr(b->range, "..");
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addf(&pg->out, "<tr id=\"bisect-%lld\"><td>#%lld</td>",
+			    b->job, b->job);
+		if (dots)
+			strbuf_addf(&t, "%.*s..%.12s", (int)(dots - b->range >
+				    12 ? 12 : dots - b->range), b->range,
+				    dots + 2);
+		td(pg, t.buf);
+		strbuf_reset(&t);
+		strbuf_addf(&t, "%s %s%s%s", b->workload, b->metric,
+			    b->variant && *b->variant ? " " : "",
+			    b->variant ? b->variant : "");
+		td(pg, t.buf);
+		td_status(pg, b->status);
+		td(pg, b->outcome);
+		if (b->series)
+			strbuf_addf(&pg->out, "<td><a href=\"/series/%lld\">"
+				    "series #%lld</a></td>", b->series,
+				    b->series);
+		else
+			strbuf_addstr(&pg->out, "<td>-</td>");
+		strbuf_addstr(&pg->out, "</tr>\n");
+		strbuf_release(&t);
+	}
+	strbuf_addstr(&pg->out, "</tbody></table>\n");
+}
+
+static void page_branch(struct page *pg, const char *remote,
+			const char *name)
+{
+	struct branch br = { .remote = remote, .name = name };
+	struct run_value *metrics = NULL;
+	size_t nr = 0, alloc = 0, i, j;
+	char *title;
+
+	if (branch_load_nights(pg, &br) < 0 ||
+	    branch_load_bisects(pg, &br) < 0) {
+		page_fail(pg, 500, "error", "cannot read the branch's nightly "
+			  "jobs");
+		branch_release(&br);
+		return;
+	}
+	title = xstrfmt("%s/%s: nightly", remote, name);
+	if (!br.nr && !db_int(&pg->db, 0, "SELECT count(*) FROM jobs j JOIN "
+			      "heads h ON h.id = j.head_id WHERE j.kind = "
+			      "'nightly' AND h.remote = ? AND h.branch = ?",
+			      "tt", remote, name)) {
+		free(title);
+		title = xstrfmt("no nightly job measured %s/%s", remote, name);
+		not_found(pg, title);
+		free(title);
+		branch_release(&br);
+		return;
+	}
+	page_begin(pg, title);
+	free(title);
+	strbuf_addf(&pg->out, "<p id=\"branch-info\">The head of the branch, "
+		    "measured by each nightly job that finished: %zu night(s)"
+		    "%s. A night's value is the run's value (the median of its "
+		    "per-boot medians on the wall clock, of its samples in "
+		    "icount mode); change points are those of <code>mmci "
+		    "history</code>, per mode and set-up.</p>\n", br.nr,
+		    br.nr == WEB_BRANCH_NIGHTS ? ", the newest" : "");
+
+	/* every metric of its nights, in the order of the index */
+	for (i = 0; i < br.nr; i++)
+		for (j = 0; j < br.n[i].rv->nr; j++) {
+			const struct run_value *v = &br.n[i].rv->v[j];
+			struct metric_count a = { v, 0 };
+			size_t k;
+
+			for (k = 0; k < nr; k++) {
+				struct metric_count b = { &metrics[k], 0 };
+
+				if (!metric_count_cmp(&a, &b))
+					break;
+			}
+			if (k == nr) {
+				ALLOC_GROW(metrics, nr + 1, alloc);
+				metrics[nr++] = *v;	/* strings not owned */
+			}
+		}
+	if (nr) {
+		struct metric_count *mc = xcalloc(nr, sizeof(*mc));
+
+		for (i = 0; i < nr; i++)
+			mc[i].v = &metrics[i];
+		qsort(mc, nr, sizeof(*mc), metric_count_cmp);
+		for (i = 0; i < nr; i++)
+			branch_metric(pg, &br, mc[i].v, (int)i);
+		free(mc);
+	} else {
+		strbuf_addstr(&pg->out, "<p class=\"note\" id=\"no-nights\">no "
+			      "nightly job of this branch finished with a "
+			      "measured head yet</p>\n");
+	}
+	branch_bisects(pg, &br);
+	free(metrics);
+	branch_release(&br);
+	page_end(pg);
+}
+
 /* @name in PATH, or NULL; caller frees */
 static char *find_in_path(const char *name)
 {
@@ -2255,7 +2878,7 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
  * does the same): bump RENDER_VERSION when it or the pages change, and
  * the next start renders everything again.
  */
-#define RENDER_VERSION 2
+#define RENDER_VERSION 3
 #define RENDER_ALL_COMPARE 20	/* newest runs whose compare page a full
 				 * render writes (a gnuplot each, 120 ms);
 				 * older ones on demand */
@@ -2507,7 +3130,7 @@ char *render_metric_path(const char *workload, const char *metric,
 }
 
 /* render one key: "index", "run/N", "series/N", "compare/A-B",
- * "ondemand/A-B", "metric/W/M?VARIANT" */
+ * "ondemand/A-B", "metric/W/M?VARIANT", "branch/REMOTE/BRANCH" */
 static int render_key_1(struct renderer *r, const char *key);
 
 static int render_key(struct renderer *r, const char *key)
@@ -2583,6 +3206,22 @@ static int render_key_1(struct renderer *r, const char *key)
 			page_metric(&pg, w, m, q + 1);
 		free(w);
 		free(m);
+	} else if (skip_prefix(key, "branch/", &rest)) {
+		const char *slash = strchr(rest, '/');
+		char *remote = slash ? xstrndup(rest, slash - rest) : NULL;
+
+		rel = remote ? render_branch_path(remote, slash + 1) : NULL;
+		if (rel) {
+			page_branch(&pg, remote, slash + 1);
+		} else {
+			/* a name no file can have (the triggers take any):
+			 * no page, and nothing wrong with the pass */
+			log_debug("render: no page for '%s'", key);
+			free(remote);
+			strbuf_release(&pg.out);
+			return 0;
+		}
+		free(remote);
 	}
 	if (!rel) {
 		strbuf_release(&pg.out);
@@ -2663,6 +3302,13 @@ static void expand_run(struct renderer *r, struct keyset *ks, long long id)
 			"builds b ON b.id = r.build_id WHERE r.id = ?", "i", id);
 	if (series)
 		expand_series(r, ks, series);
+	st = db_query(&r->db, "SELECT h.remote, h.branch FROM runs r JOIN jobs "
+		      "j ON j.id = r.job_id JOIN heads h ON h.id = j.head_id "
+		      "WHERE r.id = ? AND j.kind = 'nightly'", "i", id);
+	if (st && db_step(&r->db, st) == DB_ROW)
+		keyset_add(ks, xstrfmt("branch/%s/%s", db_col_text(st, 0),
+				       db_col_text(st, 1)));
+	sqlite3_finalize(st);
 	cache_drop(r, id);
 	st = db_query(&r->db, "SELECT clock = 'wall' FROM runs WHERE id = ? "
 		      "AND status = 'ok'", "i", id);
@@ -2752,6 +3398,13 @@ static int render_all(struct renderer *r)
 	st = db_query(&r->db, "SELECT id FROM series ORDER BY id DESC", "");
 	while (st && db_step(&r->db, st) == DB_ROW)
 		expand_series(r, &ks, sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	st = db_query(&r->db, "SELECT DISTINCT h.remote, h.branch FROM jobs j "
+		      "JOIN heads h ON h.id = j.head_id WHERE j.kind = "
+		      "'nightly'", "");
+	while (st && db_step(&r->db, st) == DB_ROW)
+		keyset_add(&ks, xstrfmt("branch/%s/%s", db_col_text(st, 0),
+					db_col_text(st, 1)));
 	sqlite3_finalize(st);
 	st = db_query(&r->db, "SELECT DISTINCT workload, metric, variant FROM "
 		      "samples WHERE run_id > ?", "i",
@@ -2932,7 +3585,7 @@ static int render_pass(struct renderer *r, int all)
 		 * of run values least of all */
 		static const char *const dirs[] = {
 			"run", "series", "compare", "ondemand", "metric",
-			".cache",
+			"branch", ".cache",
 		};
 		size_t d;
 

@@ -16,6 +16,8 @@
  *	/compare/A/B		compare/A-B.html (the pairs the pages link),
  *				else ondemand/A-B.html (rendered on request)
  *	/metric/W/M?variant=V	metric/W/M/v=V.html (V as url_esc() writes it)
+ *	/branch/REMOTE/BRANCH	branch/REMOTE/BRANCH.html (names that
+ *				render_branch_path() takes)
  *
  * plus .ids (the newest run and series: what a 404 is), .version (a full
  * render finished) and .queue/ (pages a request asked for).
@@ -60,6 +62,17 @@ int render_loop(const struct mmci_config *cfg, pid_t parent,
  */
 char *render_metric_path(const char *workload, const char *metric,
 			 const char *variant);
+
+/**
+ * render_branch_path() - the file of a branch's nightly page, relative to
+ * www/
+ * @remote, @branch: the names of heads.remote and heads.branch
+ *
+ * Return: "branch/REMOTE/BRANCH.html" (caller frees), or NULL when a
+ * name is not one a file may have: letters, digits, '_', '.', '-', 64
+ * at most, not starting with a dot (a branch with a '/' has no page).
+ */
+char *render_branch_path(const char *remote, const char *branch);
 
 /**
  * render_error_page() - an error page (the site's frame, @title as <h1>,

@@ -346,6 +346,21 @@ out:
 		free(rel);
 		return ret;
 	}
+	if (skip_prefix(url, "/branch/", &rest)) {
+		const char *slash = strchr(rest, '/');
+		char *remote = slash ? xstrndup(rest, slash - rest) : NULL;
+
+		rel = remote ? render_branch_path(remote, slash + 1) : NULL;
+		free(remote);
+		if (!rel)
+			return not_found(conn, "branch wants /branch/REMOTE/"
+					 "BRANCH");
+		if (queue_file(ws, conn, rel, &ret) < 0)
+			ret = not_found(conn, "no nightly job measured this "
+					"branch");
+		free(rel);
+		return ret;
+	}
 	rel = xstrfmt("no page '%s'", url);
 	ret = not_found(conn, rel);
 	free(rel);
