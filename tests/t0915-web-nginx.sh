@@ -23,6 +23,17 @@ test_expect 'mmci web --render writes the pages of 20 runs and a series' '
 	"$MMCI" web --render > again && grep -q "^mmci web: 0 page(s)" again
 '
 
+test_expect 'a nightly job of run 20: its branch page is written' '
+	sql "INSERT INTO heads (id, remote, url, branch, ref, commit_id, kind,
+	     nr_commits, fetched_at) VALUES (1, \"mm\", \"u\", \"mm-new\",
+	     \"refs/remotes/mm/mm-new\", \"abcdef0123\", \"initial\", 1, 0);
+	     INSERT INTO jobs (id, kind, head_id, status, created_at, result)
+	     VALUES (1000, \"nightly\", 1, \"done\", 0, \"{\"\"new_run\"\":20}\");
+	     UPDATE runs SET job_id = 1000 WHERE id = 20" &&
+	"$MMCI" web --render > out && cat out &&
+	[ -s "$MMCI_DATA/www/branch/mm/mm-new.html" ]
+'
+
 test_expect 'a data directory another database rendered into is redone' '
 	MMCI_DB="$TRASH/other.db" "$MMCI" init --no-tree &&
 	sh "$SRC/bench/web-gen.sh" "$TRASH/other.db" 5 1 100 1 &&
@@ -128,6 +139,16 @@ test_expect 'nginx: the files are the pages, byte for byte; its 404 page' '
 	$CHECK run20.html "h1:run #20" id:provenance href:/compare/19/20 &&
 	curl -s "http://127.0.0.1:$(cat port)/nope" > nope.html &&
 	$CHECK nope.html "h1:404" "text:error:no page" notag:script
+'
+
+test_expect 'nginx: a branch page, by the names render_branch_path() takes' '
+	curl -s "http://127.0.0.1:$(cat port)/branch/mm/mm-new" > branch.html &&
+	cmp branch.html "$MMCI_DATA/www/branch/mm/mm-new.html" &&
+	$CHECK branch.html "h1:mm/mm-new: nightly" rows:trend-0:1 href:/run/20 &&
+	for p in /branch/mm/mm-new.html /branch/mm/.x /branch/mm/a%2Fb \
+		/branch/mm /branch/mm/mm-new/x; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || exit 1
+	done
 '
 
 test_expect 'nginx: nothing but the pages (dot files, file names, traversal)' '

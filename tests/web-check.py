@@ -17,6 +17,8 @@
 #   cell:ID:STRING     a <td> of table ID has exactly the text STRING
 #   plot:N:TITLE       a gnuplot SVG line titled TITLE with exactly N
 #                      points (axes, grid and key do not count)
+#   plotin:ID:N:TITLE  inside element ID, the lines titled TITLE have N
+#                      points in all (0: no such line)
 #   plots              list every plotted line and its points (debug)
 import sys
 from html.parser import HTMLParser
@@ -82,16 +84,18 @@ def by_id(t, ident):
     return None
 
 
-def plot_lines(t):
+def plot_lines(t, root=None, add=False):
     """{title: points} of the lines gnuplot drew: each line is a
     <g id="gnuplot_plot_K"> holding its key <text> and one <use> marker
-    per point, plus one more for the key's sample"""
+    per point, plus one more for the key's sample; with add, the lines
+    of one title (panels of a multiplot) are summed"""
     lines = {}
-    for g in t.root.walk():
+    for g in (root or t.root).walk():
         if g.tag != "g" or not g.attrs.get("id", "").startswith("gnuplot_plot_"):
             continue
         title = next((n.text() for n in g.walk() if n.tag == "text"), "")
-        lines[title] = sum(1 for n in g.walk() if n.tag == "use") - 1
+        n = sum(1 for n in g.walk() if n.tag == "use") - 1
+        lines[title] = lines.get(title, 0) + n if add else n
     return lines
 
 
@@ -131,6 +135,13 @@ def check(t, spec):
     if kind == "plot":
         num, _, title = rest.partition(":")
         return plot_lines(t).get(title) == int(num)
+    if kind == "plotin":
+        ident, _, rest = rest.partition(":")
+        num, _, title = rest.partition(":")
+        n = by_id(t, ident)
+        if n is None:
+            return False
+        return plot_lines(t, n, True).get(title, 0) == int(num)
     if kind == "plots":
         for title, n in sorted(plot_lines(t).items()):
             print("plot %d:%s" % (n, title))

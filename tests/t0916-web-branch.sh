@@ -1,0 +1,339 @@
+#!/bin/sh
+# t0916-web-branch: the branch pages (/branch/REMOTE/BRANCH) and the
+# series page's per-boot plot, on a database written here as the
+# commands write it, no guest. mm/mm-new has 14 nights of nightly jobs
+# (the head run of each, and the previous head measured again beside it),
+# fsdax rebind_memmap stepping from 100 to 125 ms at night 8 and a bisect
+# job of the range 7..8; mm/mm-stable has 3 nights; a series job runs the
+# same set-up meanwhile; two branches have names no file may have. The
+# pages are read with curl (tests/web-check.py) and in headless Chromium
+# (its DOM, and screenshots copied to /work/screens for people to look
+# at). Part of `make check`.
+. "$(dirname "$0")/lib.sh"
+MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
+
+command -v sqlite3 >/dev/null || skip_all "sqlite3 is not installed"
+command -v curl >/dev/null || skip_all "curl is not installed"
+command -v python3 >/dev/null || skip_all "python3 checks the pages"
+. "$SRC/tests/lib-web.sh"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+SCREENS=${MMCI_SCREENS:-/work/screens}
+HOST=$(hostname)
+T0=1767225600		# 2026-01-01 00:00 UTC; night N starts N days later
+W=fsdax
+V=align=2M,map=dev
+
+# page PATH FILE: the page at http://127.0.0.1:PORT/PATH, status 200
+page() {
+	c=$(curl -s -o "$2" -w '%{http_code}' \
+		"http://127.0.0.1:$(cat "$TRASH/port")$1") &&
+	{ [ "$c" = 200 ] || { echo "$1: HTTP $c"; return 1; }; }
+}
+
+# dom PATH FILE: the DOM Chromium built for the page
+dom() {
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TRASH/chromium" --dump-dom \
+		"http://127.0.0.1:$(cat "$TRASH/port")$1" > "$2" 2> "$2.err"
+}
+
+# shot PATH FILE: a screenshot of the page, a PNG, copied to $SCREENS
+shot() {
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TRASH/chromium" --hide-scrollbars \
+		--screenshot="$TRASH/$2" --window-size=1280,2400 \
+		"http://127.0.0.1:$(cat "$TRASH/port")$1" 2> "$2.err" &&
+	[ "$(head -c 8 "$TRASH/$2" | od -An -tx1 | tr -d " ")" = \
+	  89504e470d0a1a0a ] &&
+	[ "$(wc -c < "$TRASH/$2")" -gt 10000 ] &&
+	mkdir -p "$SCREENS" && cp "$TRASH/$2" "$SCREENS/$2"
+}
+
+# the commit of a head: hex, one per branch and night
+commit() { printf '%s%02d%037d' "$1" "$2" "$2"; }
+
+# run ID TIME LABEL JOB MEMMAP WALL [BUILD [BOOTS]]: a wall-clock run of
+# BOOTS (3) ok boots, 5 rebinds
+# each, every run on the same set-up; rebind_memmap of boot B is
+# MEMMAP + B, rebind_wall is WALL (variables r_*: sh has no locals)
+run_sql() {
+	r_id=$1 r_t=$2 r_label=$3 r_job=$4 r_memmap=$5 r_wall=$6
+	r_build=${7:-NULL} r_boots=${8:-3}
+	echo "INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus,
+		ram_mib, nvdimm_mib, backing, host, initrd, status,
+		started_at, ended_at, job_id) VALUES ($r_id, '$r_label', $r_build,
+		'/k', '6.13.0', '/m', 1000, 'fsdax', '{\"iters\":5}', 'tcg',
+		'wall', 1, 1280, 2048, 'tmpfs', '$HOST', '/i', 'ok', $r_t,
+		$r_t + 600, $r_job);"
+	r_b=0
+	while [ $r_b -lt "$r_boots" ]; do
+		echo "INSERT INTO boots (id, run_id, idx, status, end_kind,
+			started_at, duration_s) VALUES ($r_id$r_b, $r_id, $r_b, 'ok',
+			'poweroff', $r_t + $r_b * 100, 90);"
+		for r_i in 1 2 3 4 5; do
+			echo "INSERT INTO samples (run_id, boot_id, workload,
+				variant, metric, unit, iteration, value) VALUES
+				($r_id, $r_id$r_b, '$W', '$V', 'rebind_memmap', 'ms',
+				 $r_i, $r_memmap + $r_b + ($r_i % 3 - 1) * 0.25),
+				($r_id, $r_id$r_b, '$W', '$V', 'rebind_wall', 'ms', $r_i,
+				 $r_wall + ($r_i % 2) * 0.1);"
+		done
+		r_b=$((r_b + 1))
+	done
+}
+
+# a nightly job of head HEAD-ID: the head run RUN and, after the first
+# night, the previous head measured again (run PREV, 900 ms: a point of
+# it on a page would show)
+nightly_sql() {
+	job=$1 head=$2 remote=$3 branch=$4 c=$5 n=$6 run=$7 prev=$8 memmap=$9
+	t=$((T0 + n * 86400))
+	res="{\"commit\":\"$c\",\"new_run\":$run"
+	[ "$prev" = 0 ] || res="$res,\"base_run\":$prev"
+	res="$res}"
+	echo "INSERT INTO heads (id, remote, url, branch, ref, commit_id,
+		kind, nr_commits, fetched_at) VALUES ($head, '$remote',
+		'https://example.org/mm.git', '$branch',
+		'refs/remotes/$remote/$branch', '$c', 'fast-forward', 1, $t);
+	      INSERT INTO jobs (id, kind, head_id, series_ref, status,
+		created_at, started_at, ended_at, result) VALUES ($job,
+		'nightly', $head, '$c', 'done', $t, $t, $t + 3000, '$res');"
+	[ "$prev" = 0 ] ||
+		run_sql "$prev" "$t" "nightly $branch previous x" "$job" 900 80
+	run_sql "$run" "$((t + 1000))" "nightly $branch $c" "$job" "$memmap" \
+		"50.$((n % 3 * 2))"
+}
+
+add_nights() {
+	{
+	echo "BEGIN;"
+	n=1
+	while [ $n -le 14 ]; do
+		# night n: head n, job n, head run n1, previous n2
+		memmap=100; [ $n -lt 8 ] || memmap=125
+		prev=0; [ $n = 1 ] || prev=${n}2
+		nightly_sql $n $n mm mm-new "$(commit a $n)" $n ${n}1 $prev \
+			$memmap
+		n=$((n + 1))
+	done
+	for n in 1 2 3; do
+		prev=0; [ $n = 1 ] || prev=$((200 + n))2
+		nightly_sql $((20 + n)) $((20 + n)) mm mm-stable \
+			"$(commit b $n)" $n $((200 + n))1 $prev 140
+	done
+	# names no file may have (heads.branch takes any text)
+	nightly_sql 31 31 mm '<script>alert(6)</script>' "$(commit c 1)" 1 \
+		3101 0 100
+	nightly_sql 32 32 mm '..' "$(commit d 1)" 1 3201 0 100
+	# a bisect of the range of night 8, 7..8 (the bad end abbreviated as
+	# a person types it; cmd-nightly.c writes it in full), and a failed
+	# one of mm-stable's 2..3
+	echo "INSERT INTO jobs (id, kind, series_ref, params, status,
+		created_at, ended_at, result, error) VALUES (50, 'bisect',
+		'$(commit a 7)..$(commit a 8 | cut -c1-12)',
+		'{\"workload\":\"$W\",\"variant\":\"$V\",\"metric\":\"rebind_memmap\"}',
+		'done', $T0, $T0,
+		'{\"first_bad\":\"c0ffee1234567890c0ffee1234567890c0ffee12\",\"workload\":\"$W\",\"variant\":\"$V\",\"metric\":\"rebind_memmap\",\"clean\":true,\"steps\":[]}', NULL),
+		(51, 'bisect', '$(commit b 2)..$(commit b 3)',
+		'{\"workload\":\"$W\",\"variant\":\"$V\",\"metric\":\"rebind_wall\"}',
+		'failed', $T0, $T0, NULL, 'the build of b03 failed');"
+	echo "COMMIT;"
+	} > nights.sql &&
+	sqlite3 -bail "$MMCI_DB" < nights.sql
+}
+
+# series 1 tested by job 40: base build (upto 0) and the series (upto 1),
+# a run of each during night 5 on the nightly's set-up, 8 boots each,
+# rebind_memmap 313.5 -> 375.5 ms
+add_series_job() {
+	t=$((T0 + 5 * 86400 + 5000))
+	{
+	echo "BEGIN;
+	      INSERT INTO builds (id, cache_key, tree_path, commit_id,
+		tree_oid, series_id, upto, config_fragment, config_hash,
+		kernel_release, hz, status, started_at) VALUES
+		(1, 'k1', '/t', 'aaaa', 't1', NULL, 0, 'f', 'h', '6.13.0',
+		 1000, 'ok', 0),
+		(2, 'k2', '/t', 'bbbb', 't2', 1, 1, 'f', 'h', '6.13.0', 1000,
+		 'ok', 0);
+	      INSERT INTO applies (series_id, base_ref, base_commit, upto,
+		head_commit, status, created_at) VALUES (1, 'base', 'aaaa', 1,
+		'bbbb', 'ok', 0);
+	      INSERT INTO jobs (id, kind, series_id, status, created_at,
+		started_at, ended_at) VALUES (40, 'series', 1, 'done', $t, $t,
+		$t + 3000);"
+	run_sql 301 "$t" base 40 310 60 1 8
+	run_sql 302 "$((t + 10))" "series +1" 40 372 60 2 8
+	echo "COMMIT;"
+	} > series.sql &&
+	sqlite3 -bail "$MMCI_DB" < series.sql
+}
+
+test_expect 'the nightly jobs of two branches, a bisect and a series job' '
+	"$MMCI" init --no-tree &&
+	"$MMCI" ingest "$SRC/tests/web-hostile.mbox" > out &&
+	add_nights && add_series_job &&
+	[ "$(sql "SELECT count(*) FROM jobs WHERE kind = \"nightly\"")" = 19 ] &&
+	[ "$(sql "SELECT count(*) FROM runs")" = 36 ]
+'
+
+test_expect 'the triggers name the branch pages, not the names of no file' '
+	sql "DELETE FROM pages_dirty" &&
+	sql "UPDATE jobs SET reported_at = 1 WHERE id IN (3, 22, 31, 50)" &&
+	sql "SELECT key FROM pages_dirty ORDER BY key" > keys && cat keys &&
+	grep -qx "branch/mm/mm-new" keys && grep -qx "branch/mm/mm-stable" keys &&
+	grep -qx "branch/mm/<script>alert(6)</script>" keys &&
+	# bisect 50 ends at a head of mm-new only
+	sql "DELETE FROM pages_dirty" &&
+	sql "UPDATE jobs SET reported_at = 2 WHERE id = 50" &&
+	[ "$(sql "SELECT group_concat(key) FROM pages_dirty")" = \
+	  "branch/mm/mm-new,index" ]
+'
+
+test_expect 'mmci web starts on a free loopback port' web_start
+
+test_expect 'branch pages: 200; names no file may have and others 404' '
+	for p in /branch/mm/mm-new /branch/mm/mm-stable; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 200 ] || return 1
+	done &&
+	for p in /branch/mm/nosuch /branch/mm /branch/mm/ /branch/mm/.. \
+		/branch/mm/..%2F..%2Fwww /branch/..%2Fmm/mm-new \
+		"/branch/mm/%3Cscript%3Ealert(6)%3C%2Fscript%3E" \
+		/branch/mm/mm-new/x /branch/mm/.mm-new; do
+		c=$(code "$p"); echo "$c $p"; [ "$c" = 404 ] || return 1
+	done &&
+	# the only branch files are those of the two branches
+	(cd "$MMCI_DATA/www" && find branch -type f | sort) > files &&
+	cat files &&
+	printf "%s\n" branch/mm/mm-new.html branch/mm/mm-stable.html |
+		cmp - files
+'
+
+test_expect 'the index lists the branches, linked, the others escaped' '
+	page / index.html &&
+	$CHECK index.html href:/branch/mm/mm-new href:/branch/mm/mm-stable \
+		"text:branches:mm/<script>alert(6)</script> (no page" \
+		"text:branches:mm/.. (no page" notag:script &&
+	[ "$(grep -c "href=\"/branch/" index.html)" = 2 ]
+'
+
+test_expect 'mm-new: only its 14 head runs, by night, each linked' '
+	page /branch/mm/mm-new new.html &&
+	$CHECK new.html "h1:mm/mm-new: nightly" rows:trend-0:14 \
+		rows:trend-1:14 "cell:trend-0:2026-01-02" \
+		"cell:trend-0:2026-01-15" \
+		"cell:trend-0:$(commit a 8 | cut -c1-12)" &&
+	n=1 && while [ $n -le 14 ]; do
+		$CHECK new.html "href:/run/${n}1" || return 1
+		n=$((n + 1))
+	done &&
+	# not the previous heads measured again, not the series job runs,
+	# not another branch: no link to any of them
+	for r in 22 142 301 302 2011 2031 3101; do
+		! grep -q "href=\"/run/$r\"" new.html || return 1
+	done &&
+	# oldest first: night 1 before night 14
+	[ "$(grep -o "trend-0-run-[0-9]*" new.html | head -1)" = trend-0-run-11 ] &&
+	[ "$(grep -o "trend-0-run-[0-9]*" new.html | tail -1)" = trend-0-run-141 ]
+'
+
+test_expect 'mm-new: the change point at night 8, in rebind_memmap only' '
+	$CHECK new.html "text:trend-0-run-81:change point +" \
+		"notext:trend-0-run-71:change point" \
+		"notext:trend-0-run-91:change point" \
+		"text:cp-0:change points: 1 in 14 nights: 2026-01-09 (run #81) +2" \
+		"text:cp-1:change points: none in 14 nights" \
+		"notext:trend-1:change point +" &&
+	[ "$(grep -o "change point +[0-9.]* %" new.html | sort -u)" = \
+	  "change point +24.75 %" ]
+'
+
+test_expect 'mm-new: the bisect of 7..8 marked at night 8 and listed' '
+	$CHECK new.html \
+		"text:trend-0-run-81:bisect job #50: first bad commit c0ffee123456" \
+		"notext:trend-1-run-81:bisect" "notext:trend-0-run-71:bisect" \
+		rows:bisects:1 "text:bisect-50:first bad commit c0ffee123456" \
+		"cell:bisects:$(commit a 7 | cut -c1-12)..$(commit a 8 | cut -c1-12)"
+'
+
+test_expect 'mm-stable: its 3 nights, too few for change points, its bisect' '
+	page /branch/mm/mm-stable stable.html &&
+	$CHECK stable.html rows:trend-0:3 href:/run/2011 href:/run/2031 \
+		"text:cp-0:change points: insufficient data" rows:bisects:1 \
+		"text:bisect-51:failed: the build of b03 failed" "notext:trend-0:change point +" &&
+	! grep -q "href=\"/run/11\"" stable.html
+'
+
+# the plots come from gnuplot (make setup installs it)
+if command -v gnuplot >/dev/null; then
+	test_expect 'plots: the trend with per-boot points and its marks' '
+		# 14 medians, 3 boots a night, one change point, one bisect
+		$CHECK new.html "plotin:plot-0:14:median" \
+			"plotin:plot-0:42:per-boot medians" \
+			"plotin:plot-0:1:change point" "plotin:plot-0:1:bisected" \
+			"plotin:plot-1:0:change point" \
+			"plotin:plot-1:42:per-boot medians"
+	'
+	# two metrics, a panel each, eight boots a run
+	test_expect 'the series page: per-boot medians of base and new' '
+		page /series/1 series.html &&
+		$CHECK series.html "text:series-verdict:verdict: WORSE" \
+			id:per-boot "plotin:per-boot:16:base #301" \
+			"plotin:per-boot:16:new #302" notag:script \
+			"text:per-boot:1 of 2 metric(s) moved" &&
+		# after the per-patch steps, before the claims
+		awk "/id=\"per-boot\"/ { p = NR } /id=\"attribution\"/ { a = NR }
+		     /id=\"series-verdict\"/ { v = NR }
+		     END { exit !(v && p > v && a > p) }" series.html
+	'
+else
+	test_skip "gnuplot is not installed (make setup installs it)" \
+		"plots: the trend with per-boot points and its marks"
+	test_skip "gnuplot is not installed (make setup installs it)" \
+		"the series page: per-boot medians of base and new"
+fi
+
+test_expect 'a new night is rendered by the worker, with its run' '
+	{ echo "BEGIN;" &&
+	  nightly_sql 15 15 mm mm-new "$(commit a 15)" 15 151 152 125 &&
+	  echo "COMMIT;"; } > night15.sql &&
+	sqlite3 -bail "$MMCI_DB" < night15.sql &&
+	web_rendered &&
+	page /branch/mm/mm-new new15.html &&
+	$CHECK new15.html rows:trend-0:15 href:/run/151 &&
+	! grep -q "href=\"/run/152\"" new15.html
+'
+
+if [ -n "$CHROMIUM" ]; then
+	test_expect 'chromium: the branch page DOM and a screenshot' '
+		dom /branch/mm/mm-new new-dom.html &&
+		$CHECK new-dom.html "h1:mm/mm-new: nightly" rows:trend-0:15 \
+			"text:trend-0-run-81:change point +" \
+			"text:trend-0-run-81:bisect job #50" id:plot-0 \
+			notag:script &&
+		shot /branch/mm/mm-new branch.png
+	'
+	test_expect 'chromium: the series page DOM and a screenshot' '
+		dom /series/1 series-dom.html &&
+		$CHECK series-dom.html id:per-boot id:per-patch notag:script &&
+		shot /series/1 series.png
+	'
+else
+	test_skip "chromium is not installed (make setup installs it)" \
+		"chromium: the branch page DOM and a screenshot"
+	test_skip "chromium is not installed (make setup installs it)" \
+		"chromium: the series page DOM and a screenshot"
+fi
+
+test_expect 'SIGTERM stops mmci web cleanly' '
+	pid=$(cat web.pid) && kill -TERM "$pid" &&
+	i=0 &&
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
+	done &&
+	: > web.pid &&
+	grep -q "stopping" web.err
+'
+
+test_done
