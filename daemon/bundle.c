@@ -304,18 +304,23 @@ static json_t *kernel_json(struct db *db, const struct run_row *r)
 static json_t *boots_json(struct db *db, long long run_id, char **domain)
 {
 	json_t *boots = json_array();
-	sqlite3_stmt *st, *ss;
+	sqlite3_stmt *st, *ss, *se;
 	int rc = DB_DONE;
 
 	st = db_query(db, "SELECT id, idx, status, coalesce(end_kind, ''), "
 		      "coalesce(error, ''), coalesce(domain_xml, ''), "
 		      "duration_s FROM boots WHERE run_id = ? ORDER BY idx",
 		      "i", run_id);
-	ss = db_query(db, "SELECT workload, metric, unit, iteration, value "
-		      "FROM samples WHERE boot_id = ? ORDER BY id", "i", 0LL);
-	while (st && ss && (rc = db_step(db, st)) == DB_ROW) {
-		json_t *samples = json_array();
-		int src;
+	ss = db_query(db, "SELECT workload, variant, metric, unit, iteration, "
+		      "value FROM samples WHERE boot_id = ? ORDER BY id", "i",
+		      0LL);
+	se = db_query(db, "SELECT coalesce(workload, ''), coalesce(variant, "
+		      "''), kind, coalesce(iteration, -1), coalesce(key, ''), "
+		      "message FROM events WHERE boot_id = ? ORDER BY id", "i",
+		      0LL);
+	while (st && ss && se && (rc = db_step(db, st)) == DB_ROW) {
+		json_t *samples = json_array(), *events = json_array();
+		int src, erc;
 
 		if (!*domain && *db_col_text(st, 5))
 			*domain = xstrdup(db_col_text(st, 5));
@@ -323,25 +328,40 @@ static json_t *boots_json(struct db *db, long long run_id, char **domain)
 		sqlite3_bind_int64(ss, 1, sqlite3_column_int64(st, 0));
 		while ((src = db_step(db, ss)) == DB_ROW)
 			json_array_append_new(samples, json_pack(
-				"[s, s, s, i, f]", db_col_text(ss, 0),
+				"[s, s, s, s, i, f]", db_col_text(ss, 0),
 				db_col_text(ss, 1), db_col_text(ss, 2),
-				sqlite3_column_int(ss, 3),
-				sqlite3_column_double(ss, 4)));
-		if (src < 0) {
+				db_col_text(ss, 3), sqlite3_column_int(ss, 4),
+				sqlite3_column_double(ss, 5)));
+		sqlite3_reset(se);
+		sqlite3_bind_int64(se, 1, sqlite3_column_int64(st, 0));
+		while ((erc = db_step(db, se)) == DB_ROW) {
+			json_t *m = json_string(db_col_text(se, 5));
+
+			/* a guest's message that is not UTF-8 is not kept */
+			json_array_append_new(events, json_pack(
+				"[s, s, s, i, s, o]", db_col_text(se, 0),
+				db_col_text(se, 1), db_col_text(se, 2),
+				sqlite3_column_int(se, 3), db_col_text(se, 4),
+				m ? m : json_string("(not UTF-8)")));
+		}
+		if (src < 0 || erc < 0) {
 			rc = -1;
 			json_decref(samples);
+			json_decref(events);
 			break;
 		}
 		json_array_append_new(boots, json_pack(
-			"{s:i, s:s, s:o, s:o, s:f, s:o}", "idx",
+			"{s:i, s:s, s:o, s:o, s:f, s:o, s:o}", "idx",
 			sqlite3_column_int(st, 1), "status",
 			db_col_text(st, 2), "end_kind", jopt(db_col_text(st, 3)),
 			"error", jopt(db_col_text(st, 4)), "duration_s",
-			sqlite3_column_double(st, 6), "samples", samples));
+			sqlite3_column_double(st, 6), "samples", samples,
+			"events", events));
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(ss);
-	if (!st || !ss || rc < 0) {
+	sqlite3_finalize(se);
+	if (!st || !ss || !se || rc < 0) {
 		json_decref(boots);
 		return NULL;
 	}
@@ -617,6 +637,14 @@ static char *write_fragment(const struct mmci_config *cfg, const json_t *f,
 	return path;
 }
 
+/* a string of the bundle, NULL for "" (a column that was NULL) */
+static const char *opt_str(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s && *s ? s : NULL;
+}
+
 static int import_boots(struct db *db, const json_t *boots, long long run)
 {
 	const json_t *bt, *s;
@@ -624,6 +652,7 @@ static int import_boots(struct db *db, const json_t *boots, long long run)
 
 	json_array_foreach(boots, i, bt) {
 		const json_t *samples = json_object_get(bt, "samples");
+		const json_t *events = json_object_get(bt, "events");
 		long long boot;
 
 		if (db_run(db, "INSERT INTO boots (run_id, idx, status, "
@@ -637,19 +666,45 @@ static int import_boots(struct db *db, const json_t *boots, long long run)
 			return -1;
 		boot = db_last_id(db);
 		json_array_foreach(samples, j, s) {
-			if (!json_is_array(s) || json_array_size(s) != 5)
+			if (!json_is_array(s) || json_array_size(s) != 6 ||
+			    !json_is_string(json_array_get(s, 0)) ||
+			    !json_is_string(json_array_get(s, 1)) ||
+			    !json_is_string(json_array_get(s, 2)) ||
+			    !json_is_string(json_array_get(s, 3)))
 				return error("the bundle has a bad sample "
 					     "(boot %zu, sample %zu)", i, j);
 			if (db_run(db, "INSERT INTO samples (run_id, boot_id, "
-				   "workload, metric, unit, iteration, value) "
-				   "VALUES (?, ?, ?, ?, ?, ?, ?)", "iitttid",
-				   run, boot,
+				   "workload, variant, metric, unit, "
+				   "iteration, value) VALUES (?, ?, ?, ?, ?, "
+				   "?, ?, ?)", "iittttid", run, boot,
 				   json_string_value(json_array_get(s, 0)),
 				   json_string_value(json_array_get(s, 1)),
 				   json_string_value(json_array_get(s, 2)),
+				   json_string_value(json_array_get(s, 3)),
 				   (long long)json_integer_value(
-					   json_array_get(s, 3)),
-				   json_number_value(json_array_get(s, 4))) < 0)
+					   json_array_get(s, 4)),
+				   json_number_value(json_array_get(s, 5))) < 0)
+				return -1;
+		}
+		/* iteration -1: none (NULL) */
+		json_array_foreach(events, j, s) {
+			long long it;
+
+			if (!json_is_array(s) || json_array_size(s) != 6 ||
+			    !json_is_string(json_array_get(s, 2)) ||
+			    !json_is_string(json_array_get(s, 5)))
+				return error("the bundle has a bad event "
+					     "(boot %zu, event %zu)", i, j);
+			it = json_integer_value(json_array_get(s, 3));
+			if (db_run(db, "INSERT INTO events (run_id, boot_id, "
+				   "workload, variant, kind, iteration, key, "
+				   "message) VALUES (?, ?, ?, ?, ?, NULLIF(?, "
+				   "-1), ?, ?)", "iitttitt", run, boot,
+				   opt_str(json_array_get(s, 0)),
+				   opt_str(json_array_get(s, 1)),
+				   json_string_value(json_array_get(s, 2)), it,
+				   opt_str(json_array_get(s, 4)),
+				   json_string_value(json_array_get(s, 5))) < 0)
 				return -1;
 		}
 	}

@@ -161,16 +161,22 @@ test_expect 'second side, nothing shared: base fetched, series applied, built, b
 	grep -q "^  build  *#2, built in [0-9]* s$" out &&
 	grep -q "^  \.config sha1  *[0-9a-f]\{40\}, as recorded$" out &&
 	grep -q "^set-up of run #2: as run #1 " out &&
-	grep -q "^reproduced: run 1 -> run 2: no significant change " out &&
+	# every metric compared (the variants came along), none moved
+	n=$(sql "SELECT count(*) FROM (SELECT DISTINCT workload, variant,
+	     metric FROM samples WHERE run_id = 1)") && [ "$n" -gt 0 ] &&
+	grep -q "^reproduced: run 1 -> run 2: no significant change ($n metric(s): $n no significant change)$" out &&
 	[ "$(sql "SELECT label FROM runs WHERE id = 1")" = "bundle: run 1 of $(hostname)" ] &&
 	[ "$(sql "SELECT tree_path FROM builds WHERE id = 2")" = "$B/linux" ] &&
 	# icount: every value of every boot, as recorded
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 2")" = "$(cat nsamples)" ] &&
-	[ "$(sql "SELECT count(*) FROM (SELECT b.idx, s.workload, s.metric,
-	     s.iteration, s.value FROM samples s JOIN boots b ON b.id = s.boot_id
-	     WHERE s.run_id = 1 EXCEPT SELECT b.idx, s.workload, s.metric,
-	     s.iteration, s.value FROM samples s JOIN boots b ON b.id = s.boot_id
-	     WHERE s.run_id = 2)")" = 0 ]
+	[ "$(sql "SELECT count(*) FROM (SELECT b.idx, s.workload, s.variant,
+	     s.metric, s.iteration, s.value FROM samples s JOIN boots b ON
+	     b.id = s.boot_id WHERE s.run_id = 1 EXCEPT SELECT b.idx, s.workload,
+	     s.variant, s.metric, s.iteration, s.value FROM samples s JOIN boots
+	     b ON b.id = s.boot_id WHERE s.run_id = 2)")" = 0 ] &&
+	# what the guest said besides samples came along too
+	[ "$(sql "SELECT count(*) FROM events WHERE run_id = 1")" = \
+	  "$(sqlite3 "$A_DB" "SELECT count(*) FROM events WHERE run_id = 1")" ]
 '
 
 test_expect 'the same bundle again: found, not stored twice' '
