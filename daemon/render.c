@@ -2093,7 +2093,10 @@ static void page_series(struct page *pg, long long id)
 		return;
 	}
 	page_begin(pg, db_col_text(st, 0));
-	strbuf_addstr(&pg->out, "<table class=\"kv\" id=\"series-info\">\n");
+	/* what a maintainer reads first: the verdict, what moved, claims */
+	web_series_extra(pg, id);
+	strbuf_addstr(&pg->out, "<h2>Series</h2>\n<table class=\"kv\" "
+		      "id=\"series-info\">\n");
 	strbuf_addf(&t, "#%lld, v%d%s, %d patch(es)", id,
 		    sqlite3_column_int(st, 1),
 		    sqlite3_column_int(st, 9) ? " RFC" : "",
@@ -2126,7 +2129,6 @@ static void page_series(struct page *pg, long long id)
 
 	series_patches(pg, id);
 	series_runs(pg, id);
-	web_series_extra(pg, id);
 	page_end(pg);
 }
 
