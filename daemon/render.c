@@ -1531,11 +1531,14 @@ static void add_side_cells(struct page *pg, const struct summary *s)
 	strbuf_addstr(&pg->out, "</td>");
 }
 
-/* per-boot medians of one metric of one run (run_units()), x = the
- * ok boots in order */
+/*
+ * The per-boot medians of one metric of one run (run_units()) as points:
+ * with @spread 0 at x = @x + i for the i-th ok boot; else spread evenly
+ * over @spread around @x, so that a strip of equal values stays visible.
+ */
 static void load_boot_medians(struct page *pg, long long run,
-			      const struct metric_comparison *m, double dx,
-			      struct plot_line *l)
+			      const struct metric_comparison *m, double x,
+			      double spread, struct plot_line *l)
 {
 	struct unit_values u = UNIT_VALUES_INIT;
 	size_t i;
@@ -1544,7 +1547,8 @@ static void load_boot_medians(struct page *pg, long long run,
 		      &u) < 0)
 		return;
 	for (i = 0; i < u.nr; i++)
-		plot_point(l, i + dx, u.v[i]);
+		plot_point(l, !spread ? x + i : u.nr < 2 ? x :
+			   x - spread / 2 + spread * i / (u.nr - 1), u.v[i]);
 	unit_values_release(&u);
 }
 
@@ -1564,9 +1568,9 @@ static void compare_plot(struct page *pg, const struct run_comparison *rc)
 					 m->metric);
 		plots[i].xlabel = xstrdup("boot");
 		plots[i].ylabel = xstrdup(m->unit);
-		load_boot_medians(pg, rc->base_id, m, -0.05,
+		load_boot_medians(pg, rc->base_id, m, -0.05, 0,
 				  plot_line(&plots[i], base));
-		load_boot_medians(pg, rc->new_id, m, 0.05,
+		load_boot_medians(pg, rc->new_id, m, 0.05, 0,
 				  plot_line(&plots[i], new));
 	}
 	add_plot(pg, plots, nr, 220, rc->nr > nr ?
@@ -1902,26 +1906,6 @@ static void patches_table(struct page *pg, const struct attribution *a)
 }
 
 /*
- * One strip of per-boot medians (run_units(), per boot) at x = @side,
- * the boots spread a little across it so that equal values stay visible.
- */
-static void add_boot_strip(struct page *pg, long long run,
-			   const struct metric_comparison *m, int side,
-			   struct plot_line *l)
-{
-	struct unit_values u = UNIT_VALUES_INIT;
-	size_t i;
-
-	if (run_units(&pg->db, run, m->workload, m->variant, m->metric, 1,
-		      &u) < 0)
-		return;
-	for (i = 0; i < u.nr; i++)
-		plot_point(l, side + (u.nr > 1 ? 0.3 * i / (u.nr - 1) - 0.15 :
-				      0), u.v[i]);
-	unit_values_release(&u);
-}
-
-/*
  * The per-boot medians of the job's base run and its head run side by
  * side, a panel per metric: the metrics that moved first, then the
  * others, WEB_MAX_PLOTS at most.
@@ -1958,10 +1942,10 @@ static void series_per_boot(struct page *pg, const struct run_comparison *rc)
 		plots[i].xtics[0] = xstrdup(base);
 		plots[i].xtics[1] = xstrdup(new);
 		plots[i].xtics_nr = 2;
-		add_boot_strip(pg, rc->base_id, m, 0,
-			       plot_line(&plots[i], base));
-		add_boot_strip(pg, rc->new_id, m, 1,
-			       plot_line(&plots[i], new));
+		load_boot_medians(pg, rc->base_id, m, 0, 0.3,
+				  plot_line(&plots[i], base));
+		load_boot_medians(pg, rc->new_id, m, 1, 0.3,
+				  plot_line(&plots[i], new));
 		plots[i].lines[0].with = plots[i].lines[1].with =
 			"points pt 7 ps 0.8";
 	}

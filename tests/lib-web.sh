@@ -74,3 +74,14 @@ web_status_codes() {
 	curl -s -D - -o /dev/null "http://127.0.0.1:$(cat port)/style.css" |
 		grep -qi "^content-type: text/css"
 }
+
+# web_stop: SIGTERM stops the server started by web_start, which says so
+web_stop() {
+	pid=$(cat web.pid) && kill -TERM "$pid" &&
+	i=0 &&
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || return 1; sleep 0.1
+	done &&
+	: > web.pid &&
+	grep -q "stopping" web.err
+}

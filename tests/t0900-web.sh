@@ -160,15 +160,7 @@ test_expect 'garbage requests do not stop the server' '
 	kill -0 "$(cat web.pid)"
 '
 
-test_expect 'SIGTERM stops mmci web cleanly' '
-	pid=$(cat web.pid) && kill -TERM "$pid" &&
-	i=0 &&
-	while kill -0 "$pid" 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
-	done &&
-	: > web.pid &&
-	grep -q "stopping" web.err
-'
+test_expect 'SIGTERM stops mmci web cleanly' web_stop
 
 test_expect 'nothing is left behind: no domain' '
 	no_domains_left

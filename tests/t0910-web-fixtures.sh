@@ -173,14 +173,6 @@ test_expect 'unknown pages get the 404 page, the path escaped' '
 		notag:script
 '
 
-test_expect 'SIGTERM stops mmci web cleanly' '
-	pid=$(cat web.pid) && kill -TERM "$pid" &&
-	i=0 &&
-	while kill -0 "$pid" 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
-	done &&
-	: > web.pid &&
-	grep -q "stopping" web.err
-'
+test_expect 'SIGTERM stops mmci web cleanly' web_stop
 
 test_done
