@@ -452,7 +452,7 @@ int bundle_gzip(const json_t *b, struct strbuf *out)
 		return error("cannot encode the bundle as JSON");
 	len = strlen(text);
 	/* 16 + 15: a gzip header, as gzip(1) and browsers read */
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 16 + 15, 8,
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(text);
 		return error("zlib: cannot start deflate");

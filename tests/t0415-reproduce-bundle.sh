@@ -8,9 +8,10 @@
 # side's web server (/bundle/1); the second side fetches the base from
 # the remote the bundle names, applies the series from the bundle, builds
 # the kernel in its own object directory (ccache is the host's), boots
-# it twice and compares: icount values are the same on every boot, so the
-# recorded and the new samples must be equal, value for value.
-# A cold object directory (ccache warm) and four 2 GiB boots: ~6 min.
+# it twice and compares: in icount mode the verdict is "no significant
+# change" on every metric and each median is the recorded one within
+# 0.1 %. About 6.5 min: the base fetched over git:// (~2 min), a cold
+# object directory (ccache warm, ~3 min), four 2 GiB boots.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 export MMCI_ACCEL=tcg
@@ -164,16 +165,32 @@ test_expect 'second side, nothing shared: base fetched, series applied, built, b
 	# every metric compared (the variants came along), none moved
 	n=$(sql "SELECT count(*) FROM (SELECT DISTINCT workload, variant,
 	     metric FROM samples WHERE run_id = 1)") && [ "$n" -gt 0 ] &&
-	grep -q "^reproduced: run 1 -> run 2: no significant change ($n metric(s): $n no significant change)$" out &&
+	grep "^reproduced: run 1 -> run 2: " out > verdict &&
+	grep -q "^reproduced: run 1 -> run 2: no significant change ($n metric(s): " verdict &&
+	! grep -q "better\|worse" verdict &&
 	[ "$(sql "SELECT label FROM runs WHERE id = 1")" = "bundle: run 1 of $(hostname)" ] &&
 	[ "$(sql "SELECT tree_path FROM builds WHERE id = 2")" = "$B/linux" ] &&
-	# icount: every value of every boot, as recorded
+	# icount: the same medians, metric by metric. Not bit for bit: two
+	# boots of one kernel differ by a few instructions in the _wall
+	# metrics (0.001 ms of 23.5 in run 1 itself), and this kernel was
+	# built in another directory
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 2")" = "$(cat nsamples)" ] &&
-	[ "$(sql "SELECT count(*) FROM (SELECT b.idx, s.workload, s.variant,
-	     s.metric, s.iteration, s.value FROM samples s JOIN boots b ON
-	     b.id = s.boot_id WHERE s.run_id = 1 EXCEPT SELECT b.idx, s.workload,
-	     s.variant, s.metric, s.iteration, s.value FROM samples s JOIN boots
-	     b ON b.id = s.boot_id WHERE s.run_id = 2)")" = 0 ] &&
+	python3 - "$MMCI_DB" <<-\EOF &&
+	import sqlite3, statistics, sys
+	db = sqlite3.connect(sys.argv[1])
+	def medians(run):
+	    rows = db.execute("SELECT workload, variant, metric, value FROM "
+	                      "samples WHERE run_id = ?", (run,)).fetchall()
+	    out = {}
+	    for w, v, m, x in rows:
+	        out.setdefault((w, v, m), []).append(x)
+	    return {k: statistics.median(x) for k, x in out.items()}
+	a, b = medians(1), medians(2)
+	assert a.keys() == b.keys(), (a.keys(), b.keys())
+	for k in a:
+	    print(k, a[k], b[k])
+	    assert abs(a[k] - b[k]) <= 0.001 * abs(a[k]), (k, a[k], b[k])
+	EOF
 	# what the guest said besides samples came along too
 	[ "$(sql "SELECT count(*) FROM events WHERE run_id = 1")" = \
 	  "$(sqlite3 "$A_DB" "SELECT count(*) FROM events WHERE run_id = 1")" ]
