@@ -140,76 +140,61 @@ static json_t *remote_of(struct db *db, const char *commit, const char *ref)
 	return r ? r : json_null();
 }
 
+/*
+ * The series as apply.c takes it: ingest_load_stored() (the typed rows of
+ * migration 14, or the thread of an older series), each patch's message
+ * with its trailers as it is committed
+ */
 static json_t *series_json(struct db *db, long long id, int upto)
 {
-	json_t *s = NULL, *patches = json_array();
+	struct loaded_series ls = { 0 };
+	json_t *s = NULL, *patches;
 	sqlite3_stmt *st;
-	int rc, bad = 0;
+	size_t i;
 
-	st = db_query(db, "SELECT title, version, total, is_rfc, "
-		      "coalesce(message_id, ''), coalesce(author, ''), "
-		      "coalesce(base_commit, '') FROM series WHERE id = ?", "i",
-		      id);
-	if (st && (rc = db_step(db, st)) == DB_ROW)
-		s = json_pack("{s:I, s:o, s:i, s:i, s:b, s:o, s:o, s:o, s:i}",
-			      "id", (json_int_t)id, "title",
-			      jopt(db_col_text(st, 0)), "version",
-			      sqlite3_column_int(st, 1), "total",
-			      sqlite3_column_int(st, 2), "rfc",
-			      sqlite3_column_int(st, 3), "message_id",
-			      jopt(db_col_text(st, 4)), "author",
-			      jopt(db_col_text(st, 5)), "base_commit",
-			      jopt(db_col_text(st, 6)), "upto", upto);
-	sqlite3_finalize(st);
-	if (!s) {
-		json_decref(patches);
-		error("series #%lld is not in the database", id);
+	if (ingest_load_stored(db, id, &ls) < 0)
 		return NULL;
+	if (ls.s.nr < (size_t)upto) {
+		error("series #%lld has %zu patch(es), its build applied %d",
+		      id, ls.s.nr, upto);
+		goto out;
 	}
-	st = db_query(db, "SELECT idx, coalesce(version, 0), title, "
-		      "author_name, author_email, date, commit_message, diff, "
-		      "coalesce(message_id, '') FROM patches WHERE series_id = "
-		      "? ORDER BY idx", "i", id);
-	while (st && !bad && (rc = db_step(db, st)) == DB_ROW) {
-		json_t *msg, *diff;
+	patches = json_array();
+	for (i = 0; i < ls.s.nr; i++) {
+		const struct series_patch *p = &ls.s.patches[i];
+		char *full = series_patch_full_message(p);
+		json_t *msg = jtext(full, "a commit message");
+		json_t *diff = jtext(p->diff, "a diff");
 
-		if (sqlite3_column_type(st, 6) == SQLITE_NULL ||
-		    sqlite3_column_type(st, 7) == SQLITE_NULL) {
-			error("series #%lld was stored before migration 14: "
-			      "its patches have no stored texts to bundle "
-			      "(ingest it again)", id);
-			bad = 1;
-			break;
-		}
-		msg = jtext(db_col_text(st, 6), "a commit message");
-		diff = jtext(db_col_text(st, 7), "a diff");
+		free(full);
 		if (!msg || !diff) {
 			json_decref(msg);
 			json_decref(diff);
-			bad = 1;
-			break;
+			json_decref(patches);
+			goto out;
 		}
 		json_array_append_new(patches, json_pack(
-			"{s:i, s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
-			"idx", sqlite3_column_int(st, 0), "version",
-			sqlite3_column_int(st, 1), "title",
-			jopt(db_col_text(st, 2)), "author_name",
-			jopt(db_col_text(st, 3)), "author_email",
-			jopt(db_col_text(st, 4)), "date",
-			(json_int_t)sqlite3_column_int64(st, 5),
-			"commit_message", msg, "diff", diff, "message_id",
-			jopt(db_col_text(st, 8))));
+			"{s:i, s:i, s:o, s:o, s:o, s:I, s:o, s:o}",
+			"idx", p->index, "version", p->version, "title",
+			jopt(p->title), "author_name", jopt(p->author_name),
+			"author_email", jopt(p->author_email), "date",
+			(json_int_t)p->date, "commit_message", msg, "diff",
+			diff));
+	}
+	s = json_pack("{s:I, s:o, s:i, s:i, s:b, s:o, s:i, s:o}", "id",
+		      (json_int_t)id, "title", jopt(ls.s.title), "version",
+		      ls.s.version, "total", ls.s.total, "rfc", ls.s.is_rfc,
+		      "base_commit", jopt(ls.s.base_commit), "upto", upto,
+		      "patches", patches);
+	st = db_query(db, "SELECT coalesce(message_id, ''), coalesce(author, "
+		      "'') FROM series WHERE id = ?", "i", id);
+	if (s && st && db_step(db, st) == DB_ROW) {
+		json_object_set_new(s, "message_id", jopt(db_col_text(st, 0)));
+		json_object_set_new(s, "author", jopt(db_col_text(st, 1)));
 	}
 	sqlite3_finalize(st);
-	if (!st || bad || json_array_size(patches) < (size_t)upto) {
-		if (!bad)
-			error("series #%lld: its patches could not be read",
-			      id);
-		json_decref(patches);
-		json_decref(s);
-		return NULL;
-	}
-	json_object_set_new(s, "patches", patches);
+out:
+	loaded_series_release(&ls);
 	return s;
 }
 
@@ -581,21 +566,23 @@ static int import_series(struct db *db, const json_t *s, const char *src,
 	*id = db_last_id(db);
 	json_array_foreach(patches, i, p) {
 		const char *diff = js(p, "diff");
-		char dsha[41], *author;
+		char dsha[41], pid[GIT_OID_HEXSZ + 1], *author;
+		int has_pid;
 
 		hash_hex(diff, strlen(diff), dsha);
 		author = xstrfmt("%s <%s>", js(p, "author_name"),
 				 js(p, "author_email"));
+		/* the patch-id, as the ingest stores it (nightly culprits) */
+		has_pid = !tree_patch_id_of_diff(diff, pid);
 		if (db_run(db, "INSERT INTO patches (series_id, idx, version, "
-			   "title, author, message_id, diff_sha1, "
+			   "title, author, diff_sha1, has_diff, patch_id, "
 			   "author_name, author_email, date, commit_message, "
-			   "diff) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			   "iiittttttitt", *id, ji(p, "idx"), ji(p, "version"),
-			   js(p, "title"), author,
-			   json_string_value(json_object_get(p,
-			   "message_id")), dsha, js(p, "author_name"),
-			   js(p, "author_email"), ji(p, "date"),
-			   js(p, "commit_message"), diff) < 0) {
+			   "diff) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+			   "?)", "iiitttitttitt", *id, ji(p, "idx"),
+			   ji(p, "version"), js(p, "title"), author, dsha,
+			   (long long)(*diff != '\0'), has_pid ? pid : NULL,
+			   js(p, "author_name"), js(p, "author_email"),
+			   ji(p, "date"), js(p, "commit_message"), diff) < 0) {
 			free(author);
 			return -1;
 		}
