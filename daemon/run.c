@@ -167,6 +167,48 @@ static unsigned int default_timeout(const struct run_opts *o,
 }
 
 /*
+ * What a run touches on the host, in MiB: the guest's RAM (*ram), the
+ * NVDIMM's memmap when its file is on tmpfs (*nv) and 1 GiB to spare.
+ */
+static long long host_need_mib(const struct run_opts *o, const char *wl,
+			       long long vmem_mib, unsigned long long *ram,
+			       long long *nv)
+{
+	*ram = guest_ram_mib(o, wl, vmem_mib);
+	*nv = strcmp(choose_backing(o, *ram), "tmpfs") ? 0 :
+	      (long long)o->nvdimm_mib / 64;
+	return (long long)*ram + *nv + 1024;
+}
+
+long long run_host_need_mib(const struct run_opts *o, struct strbuf *why)
+{
+	struct strbuf wl = STRBUF_INIT;
+	unsigned long long ram;
+	long long vmem = 0, nv, need;
+
+	if (workloads_expand(o->workloads, &wl) < 0)
+		return -1;
+	if (has_word(wl.buf, "virtio-mem")) {
+		vmem = max_size_mib(o->vmem_sizes);
+		if (vmem <= 0) {
+			strbuf_release(&wl);
+			return error("invalid virtio-mem sizes '%s' (e.g. "
+				     "8G,16G)", o->vmem_sizes);
+		}
+	}
+	need = host_need_mib(o, wl.buf, vmem, &ram, &nv);
+	strbuf_addf(why, "the guest's %llu MiB of RAM", ram);
+	if (vmem)
+		strbuf_addf(why, " (with the %lld MiB memmap of %lld MiB of "
+			    "virtio-mem)", vmem / 64, vmem);
+	if (nv)
+		strbuf_addf(why, ", %lld MiB of NVDIMM memmap on tmpfs", nv);
+	strbuf_addstr(why, ", 1024 MiB to spare");
+	strbuf_release(&wl);
+	return need;
+}
+
+/*
  * The virtio-mem steps, as asked, in whole memory blocks (128 MiB on x86):
  * never scaled. What a run touches is what must fit: libvirt 9.0 backs
  * virtio-mem with memory-backend-ram and reserve=false, so plugged memory
@@ -192,9 +234,7 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 	if (max <= 0)
 		return error("invalid virtio-mem sizes '%s' (e.g. 8G,16G)",
 			     o->vmem_sizes);
-	ram = guest_ram_mib(o, wl, max);
-	nv = strcmp(choose_backing(o, ram), "tmpfs") ? 0 : o->nvdimm_mib / 64;
-	need = (long long)ram + nv + 1024;
+	need = host_need_mib(o, wl, max, &ram, &nv);
 	avail = mem_available_mib();
 	if (need > avail)
 		return error("virtio-mem up to %lld MiB does not fit this host: "

@@ -124,6 +124,17 @@ void run_opts_init(struct run_opts *o);
 int run_opts_kernel(struct db *db, long long build_id, struct run_opts *o,
 		    struct build_result *keep, char **release);
 
+/*
+ * run_host_need_mib() - the host memory in MiB a run of @o touches, as
+ * run_create() counts it when it refuses a virtio-mem run that does not
+ * fit (run.c, vmem_plan()): the guest's RAM, which holds the memmaps of
+ * plugged memory, of map=mem binds and of memremap, the NVDIMM's memmap
+ * when its file goes on tmpfs, and 1 GiB to spare. @why gets those parts
+ * in words. Compare with mem_available_mib() (fsutil.h).
+ * Return: MiB, or -1 after error() (bad workloads or sizes).
+ */
+long long run_host_need_mib(const struct run_opts *o, struct strbuf *why);
+
 /* create the run row and its initramfs; *run_id out */
 int run_create(const struct mmci_config *cfg, struct db *db,
 	       const struct run_opts *o, long long *run_id);
