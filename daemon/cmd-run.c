@@ -57,7 +57,7 @@ static const char run_usage[] =
 	"  --label TEXT       a name for the run\n"
 	"  --initrd PATH      boot this initramfs instead of the runner's\n";
 
-int cmd_run(int argc, char **argv)
+int run_args_parse(struct run_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "build", required_argument, NULL, 'b' },
@@ -92,88 +92,123 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct build_result keep = { 0 };
-	struct strbuf extra = STRBUF_INIT;
-	struct run_opts o;
-	struct mmci_config cfg;
-	struct db db;
-	long long build_id = 0, run_id = 0;
-	char *release = NULL;
-	int c, boots = 1, ret;
+	int c;
 
-	run_opts_init(&o);
-	o.modroot = "/";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': build_id = parse_count("--build", optarg); break;
-		case 'k': o.kernel = optarg; break;
-		case 'm': o.modroot = optarg; break;
-		case 'r': o.release = optarg; break;
-		case 'z': o.hz = parse_count("--hz", optarg); break;
-		case 'w': o.workloads = optarg; break;
-		case 'i': o.iters = parse_count("--iters", optarg); break;
-		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
-		case 'a': o.fsdax_align = o.devdax_align = optarg; break;
-		case 'F': o.fsdax_align = optarg; break;
-		case 'D': o.devdax_align = optarg; break;
-		case 'p': o.map = optarg; break;
-		case 'V': o.vmem_sizes = optarg; break;
-		case 'H':
-			o.hotplug_iters = parse_count("--hotplug-iters", optarg);
+		case 'b': a->build_id = parse_count("--build", optarg); break;
+		case 'k': a->o.kernel = optarg; break;
+		case 'm': a->o.modroot = optarg; break;
+		case 'r': a->o.release = optarg; break;
+		case 'z': a->o.hz = parse_count("--hz", optarg); break;
+		case 'w': a->o.workloads = optarg; break;
+		case 'i': a->o.iters = parse_count("--iters", optarg); break;
+		case 'n':
+			a->o.nvdimm_mib = parse_mib("--nvdimm", optarg);
 			break;
-		case 'O': o.kmem_online = optarg; break;
-		case 'M': o.kmem_memmap = optarg; break;
+		case 'a': a->o.fsdax_align = a->o.devdax_align = optarg; break;
+		case 'F': a->o.fsdax_align = optarg; break;
+		case 'D': a->o.devdax_align = optarg; break;
+		case 'p': a->o.map = optarg; break;
+		case 'V': a->o.vmem_sizes = optarg; break;
+		case 'H':
+			a->o.hotplug_iters = parse_count("--hotplug-iters",
+							 optarg);
+			break;
+		case 'O': a->o.kmem_online = optarg; break;
+		case 'M': a->o.kmem_memmap = optarg; break;
 		case 'P':
 			if (!starts_with(optarg, "mmci."))
 				die("--param takes mmci.KEY=VALUE, not '%s'",
 				    optarg);
-			strbuf_addf(&extra, "%s%s", extra.len ? " " : "",
+			strbuf_addf(&a->extra, "%s%s", a->extra.len ? " " : "",
 				    optarg);
 			break;
-		case 'S': o.memremap_size = optarg; break;
+		case 'S': a->o.memremap_size = optarg; break;
 		case 'N':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				die("--memmap-on-memory is on or off, not '%s'",
 				    optarg);
-			o.memmap_on_memory = !strcmp(optarg, "on");
+			a->o.memmap_on_memory = !strcmp(optarg, "on");
 			break;
-		case 'C': o.vcpus = parse_count("--vcpus", optarg); break;
-		case 'X': o.pin = 1; break;
-		case 'Y': o.pin = 0; break;
-		case 'R': o.ram_mib = parse_mib("--ram", optarg); break;
-		case 'B': boots = parse_count("--boots", optarg); break;
-		case 'c': o.clock = optarg; break;
-		case 'K': o.backing = optarg; break;
-		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
-		case 'l': o.label = optarg; break;
-		case 'I': o.initrd = optarg; break;
+		case 'C': a->o.vcpus = parse_count("--vcpus", optarg); break;
+		case 'X': a->o.pin = 1; break;
+		case 'Y': a->o.pin = 0; break;
+		case 'R': a->o.ram_mib = parse_mib("--ram", optarg); break;
+		case 'B': a->boots = parse_count("--boots", optarg); break;
+		case 'c': a->o.clock = optarg; break;
+		case 'K': a->o.backing = optarg; break;
+		case 't':
+			a->o.timeout_s = parse_count("--timeout", optarg);
+			break;
+		case 'l': a->o.label = optarg; break;
+		case 'I': a->o.initrd = optarg; break;
 		case 'h':
 			fputs(run_usage, stdout);
-			return 0;
+			return 1;
 		default:
 			fputs(run_usage, stderr);
 			return 129;
 		}
 	}
-	if (optind != argc || !!build_id == !!o.kernel) {
-		error("give exactly one of --build and --kernel");
+	if (optind != argc) {
+		error("unexpected argument '%s'", argv[optind]);
 		fputs(run_usage, stderr);
 		return 129;
 	}
-	if (extra.len)
-		o.extra = extra.buf;
-	if (o.backing && strcmp(o.backing, "tmpfs") &&
-	    strcmp(o.backing, "disk"))
-		die("--backing is tmpfs or disk, not '%s'", o.backing);
+	if (a->extra.len)
+		a->o.extra = a->extra.buf;
+	if (a->o.backing && strcmp(a->o.backing, "tmpfs") &&
+	    strcmp(a->o.backing, "disk"))
+		die("--backing is tmpfs or disk, not '%s'", a->o.backing);
+	return 0;
+}
+
+void run_args_init(struct run_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	run_opts_init(&a->o);
+	a->o.modroot = "/";
+	a->boots = 1;
+	strbuf_init(&a->extra, 0);
+}
+
+void run_args_release(struct run_args *a)
+{
+	strbuf_release(&a->extra);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct build_result keep = { 0 };
+	struct run_args a;
+	struct mmci_config cfg;
+	struct db db;
+	long long run_id = 0;
+	char *release = NULL;
+	int ret;
+
+	run_args_init(&a);
+	ret = run_args_parse(&a, argc, argv);
+	if (ret) {
+		run_args_release(&a);
+		return ret == 1 ? 0 : ret;
+	}
+	if (!!a.build_id == !!a.o.kernel) {
+		error("give exactly one of --build and --kernel");
+		fputs(run_usage, stderr);
+		run_args_release(&a);
+		return 129;
+	}
 	setup_command(&cfg, &db);
 	interrupt_catch();	/* fails the run and its boot on SIGTERM */
-	if (run_opts_kernel(&db, build_id, &o, &keep, &release) < 0)
+	if (run_opts_kernel(&db, a.build_id, &a.o, &keep, &release) < 0)
 		die("cannot run that kernel");
-	ret = run_boots(&cfg, &db, &o, boots, &run_id) ? 1 : 0;
+	ret = run_boots(&cfg, &db, &a.o, a.boots, &run_id) ? 1 : 0;
 	if (run_id)
 		printf("run #%lld: %s\n", run_id, ret ? "failed" : "ok");
 	build_result_release(&keep);
-	strbuf_release(&extra);
+	run_args_release(&a);
 	free(release);
 	db_close(&db);
 	config_release(&cfg);
