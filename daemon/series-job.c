@@ -267,6 +267,10 @@ int series_job_run(const struct mmci_config *cfg, struct db *db,
 	if (add_kernels(&sj) < 0 || measure_kernels(&sj, ma) < 0 ||
 	    report(&sj, ma, worse) < 0)
 		goto fail;
+	if (req->runs) {
+		req->runs[0] = sj.m.k[0].run_id;
+		req->runs[1] = sj.m.k[sj.m.nr - 1].run_id;
+	}
 	ret = 0;
 	goto out;
 fail:

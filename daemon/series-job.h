@@ -28,6 +28,8 @@ struct series_job_request {
 	int per_patch;
 	int remeasure;		/* boot the base even when a run can be reused */
 	long long job;		/* a queued job of the daemon, or 0 */
+	long long *runs;	/* out, or NULL: [0] the base's run, [1] the
+				 * series' run (mmci recipe run) */
 };
 
 /*
