@@ -24,6 +24,7 @@ int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

@@ -43,6 +43,8 @@ static const struct cmd commands[] = {
 	{ "bench", cmd_bench,
 	  "measure which noise setting gives the least spread" },
 	{ "workloads", cmd_workloads, "list the workloads and their metrics" },
+	{ "recipe", cmd_recipe,
+	  "list the authors' experiments; run one beside their numbers" },
 	{ "hosts", cmd_hosts, "this host's set-up and KVM verdicts; --forget" },
 	{ "show", cmd_show, "list runs, builds and series; show one" },
 	{ "report", cmd_report, "write (and send) the report mail of two runs" },
