@@ -198,6 +198,7 @@ INSTALL_PROGS = runner/mmci-runner vm-images/init vm-images/mkinitramfs.sh
 # (every fragment: `mmci reproduce` looks for a build's one by name)
 INSTALL_DATA = vm-images/domain.xml.in \
 	$(wildcard kernel-patches/config/*.config) \
+	$(wildcard kernel-patches/recipes/*.recipe) \
 	runner/mmci-bench/mmci_bench.c runner/mmci-bench/Kbuild web/style.css \
 	web/nginx-mmci.conf
 UNIT_FILES = mmci.service mmci-nightly.service mmci-nightly.timer \

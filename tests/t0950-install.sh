@@ -63,7 +63,8 @@ EXPECTED="
 644 $PREFIX/lib/systemd/system/mmci-nightly.timer
 644 $PREFIX/lib/systemd/system/mmci-render.service
 600 /etc/mmci/mmci.conf
-$(cd "$SRC" && for f in kernel-patches/config/*.config; do
+$(cd "$SRC" && for f in kernel-patches/config/*.config \
+		kernel-patches/recipes/*.recipe; do
 	echo "644 $PREFIX/lib/mmci/$f"
 done)
 "
@@ -124,7 +125,9 @@ test_expect 'every file the sources read from the project directory is installed
 	sort -u wanted -o wanted && cat wanted &&
 	[ "$(wc -l < wanted)" -ge 8 ] &&
 	while read -r f; do
-		[ -f "$LIB/$f" ] || { echo "not installed: $f"; exit 1; }
+		# a directory (kernel-patches/recipes) must hold files
+		[ -f "$LIB/$f" ] || [ -n "$(find "$LIB/$f" -type f 2>/dev/null)" ] ||
+			{ echo "not installed: $f"; exit 1; }
 	done < wanted
 '
 
