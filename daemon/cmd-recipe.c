@@ -28,7 +28,8 @@ static const char recipe_usage[] =
 	"usage: mmci recipe list [--recipes DIR]\n"
 	"   or: mmci recipe run NAME [--kernel PATH | --build ID |\n"
 	"                            --base REF --series FILE]\n"
-	"                            [--scale small] [--dry-run] [--recipes DIR]\n"
+	"                            [--scale small] [--dry-run]\n"
+	"                            [--recipes DIR]\n"
 	"\n"
 	"Repeat an author's experiment and print mmci's numbers beside\n"
 	"theirs, in their table's layout. A recipe is a file NAME.recipe in\n"
@@ -527,7 +528,7 @@ static int cmd_recipe_run(const char *dir, const char *name,
 	}
 	setup_command(&cfg, &db);
 	opened = 1;
-	interrupt_catch();	/* fails the runs and their boots on SIGTERM */
+	interrupt_catch();	/* fails the runs and boots on SIGTERM */
 	for (i = 0; i < p.nr && !interrupted(); i++) {
 		progress("recipe %s: run %zu of %zu%s%s", r->name, i + 1, p.nr,
 			 p.runs[i].size ? ", size " : "",

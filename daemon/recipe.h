@@ -38,7 +38,7 @@ struct recipe {
 	char **sizes;           /* the authors' sizes, "100G" */
 	char **small;           /* --scale small: as many, smaller */
 	size_t nr_sizes;
-	char *run;              /* `mmci run` options; $size: one run per size */
+	char *run;              /* `mmci run` options; $size: a run a size */
 	char *small_run;        /* more options for --scale small, or NULL */
 	char *columns[4];       /* headers: label, size, before, after */
 	char *unit;             /* the authors' unit: ns, us, ms or s */

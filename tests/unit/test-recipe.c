@@ -26,7 +26,8 @@ static const char good[] =
 	"columns = | Size | Time (before) | Time (after)\n"
 	"unit = s\n"
 	"row = Plug Memory | 2 | virtio-mem/to=$size/plug | 36 | 7\n"
-	"row = nd_pmem | - | fsdax/align=2M,map=dev/rebind_memmap | 221.07 | -\n"
+	"row = nd_pmem | - | fsdax/align=2M,map=dev/rebind_memmap | 221.07 "
+	"| -\n"
 	"  row = offline | 1 | - | 3.3 |\n";
 
 /* the error recipe_parse() gives for @good with line @n replaced */
