@@ -212,17 +212,21 @@ static int parse_line(const char *where, const char *key, const char *v,
 		return parse_sizes(where, v, &r->sizes, &r->nr_sizes);
 	}
 	if (!strcmp(key, "small")) {
+		char **small;
 		size_t n;
 
 		if (r->small)
 			return error("%s: 'small' given twice", where);
 		if (!r->sizes)
 			return error("%s: 'small' before 'sizes'", where);
-		if (parse_sizes(where, v, &r->small, &n) < 0)
+		if (parse_sizes(where, v, &small, &n) < 0)
 			return -1;
-		if (n != r->nr_sizes)
+		if (n != r->nr_sizes) {
+			free_fields(small, n);
 			return error("%s: %zu small size(s) for %zu size(s)",
 				     where, n, r->nr_sizes);
+		}
+		r->small = small;	/* as many as r->sizes */
 		return 0;
 	}
 	if (!strcmp(key, "columns")) {
