@@ -403,9 +403,13 @@ static void print_command(const struct recipe_run *rr, const char *kernel,
 			  long long build_id, const char *base,
 			  const char *series)
 {
+	/*
+	 * test-series takes only some of these options on its command
+	 * line; the recipe hands them all to the job in-process
+	 */
 	if (series)
-		printf("mmci test-series %s --base %s %s\n", series, base,
-		       rr->line);
+		printf("mmci test-series %s --base %s, run options: %s\n",
+		       series, base, rr->line);
 	else if (build_id)
 		printf("mmci run --build %lld %s\n", build_id, rr->line);
 	else

@@ -75,6 +75,25 @@ test_expect 'dry run of the hotplug recipe: the exact mmci run options' '
 	[ "$(runs)" = 0 ]
 '
 
+test_expect 'dry run with --base and --series: test-series per size' '
+	printf "From x\n" > one.mbox &&
+	"$MMCI" recipe run hotplug-virtio-mem --dry-run --scale small \
+		--base v6.12 --series one.mbox > out && cat out &&
+	[ "$(grep -c "^mmci test-series " out)" = 2 ] &&
+	grep -qx "mmci test-series one.mbox --base v6.12, run options: --workloads virtio-mem --vmem-sizes 1G --hotplug-iters 1" out &&
+	grep -q "^ *| *| authors  *mmci  *| authors  *mmci  *| authors  *mmci$" out &&
+	grep -q "^Plug Memory  *| 256G (1G) | 10 s  *-  *| 3 s  *-  *| 0.300  *-$" out &&
+	for bad in "--base v6.12" "--series one.mbox" \
+		"--base v6.12 --series one.mbox --kernel /x" ""; do
+		set +e; "$MMCI" recipe run memmap-rebind $bad > o 2> e; rc=$?
+		set -e
+		[ $rc = 129 ] && ! [ -s o ] &&
+		grep -qx "error: give a recipe name and one of --kernel, --build or --base with --series" e ||
+			{ echo "not refused: $bad"; exit 1; }
+	done &&
+	[ "$(runs)" = 0 ]
+'
+
 test_expect 'an unknown recipe: exit 1, the names it has' '
 	set +e; "$MMCI" recipe run no-such --kernel /x > out 2> err; rc=$?
 	set -e; cat err &&
