@@ -224,8 +224,16 @@ test_expect 'the report reached the SMTP server, threaded under the cover letter
 	tr -d "\r" < "$m" > body &&
 	grep -q "rebind_memmap" body &&
 	grep -q "^  +2 mm/mm_init: verify .* worse" body &&
-	grep -q "mmci reproduce [0-9]" body &&
-	grep -q "http://127.0.0.1:$(cat "$TRASH/wport")/" body
+	grep -q "http://127.0.0.1:$(cat "$TRASH/wport")/" body &&
+	# the new run and its base, each as a bundle the daemon serves
+	grep "^        mmci reproduce --bundle http://127.0.0.1:$(cat "$TRASH/wport")/bundle/[0-9]*$" body > repro &&
+	[ "$(wc -l < repro)" = 2 ] &&
+	for url in $(sed "s/.* //" repro); do
+		i=0 && until $PY -c "import gzip, json, sys, urllib.request
+b = json.loads(gzip.decompress(urllib.request.urlopen(sys.argv[1]).read()))
+assert b[\"format\"] == \"mmci-bundle/1\" and b[\"boots\"], b" "$url"; do
+			i=$((i + 1)); [ $i -lt 50 ] || exit 1; sleep 0.2; done
+	done
 '
 
 # dom PATH FILE: the DOM Chromium built from the daemon's page
