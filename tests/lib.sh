@@ -275,6 +275,16 @@ no_domains_left() {
 	[ -z "$left" ] || { echo "domains left: $left"; return 1; }
 }
 
+# nothing_left_behind: no domain of this test, and no NVDIMM file
+# (/dev/shm/mmci-<pid>-...) of the mmci processes whose pids the test
+# wrote to $TRASH/pids
+nothing_left_behind() {
+	no_domains_left &&
+	for pid in $(cat "$TRASH/pids"); do
+		! ls /dev/shm/mmci-$pid-* 2>/dev/null || return 1
+	done
+}
+
 need_libvirt() {
 	test_needs vm ||
 		test_fatal "$TEST_NAME calls need_libvirt but has no '# mmci-test-needs: vm' line"

@@ -183,11 +183,7 @@ test_expect 'a commit no stored apply can give back: refused, nothing built' '
 	git -C "$MMCI_TREE" cat-file -e "$commit"
 '
 
-test_expect 'nothing is left behind: no domain, no NVDIMM file' '
-	no_domains_left &&
-	for pid in $(cat pids); do
-		! ls /dev/shm/mmci-$pid-* 2>/dev/null || exit 1
-	done
-'
+test_expect 'nothing is left behind: no domain, no NVDIMM file' \
+	nothing_left_behind
 
 test_done
