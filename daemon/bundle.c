@@ -4,7 +4,6 @@
  * as a run of another database (bundle.h).
  */
 #include <string.h>
-#include <time.h>
 
 #include <git2.h>
 #include <zlib.h>
