@@ -817,6 +817,24 @@ static int text_has_git_diff(const char *text, size_t len)
 	return 0;
 }
 
+/*
+ * An mm-commits notice ("+ foo.patch added to mm-new branch", "- foo.patch
+ * removed from -mm tree", "[merged mm-stable] foo.patch removed ..."):
+ * akpm's scripts quote the patch, sometimes as a whole git diff, but the
+ * mail is no patch (notice.c reads it).
+ */
+static int notice_subject(const char *subj)
+{
+	const char *p, *sp;
+
+	if (!skip_prefix(subj, "+ ", &p) && !skip_prefix(subj, "- ", &p) &&
+	    !(skip_prefix(subj, "[merged ", &p) && (p = strstr(p, "] ")) &&
+	      (p += 2)))
+		return 0;
+	sp = strchr(p, ' ');
+	return sp && sp - p > 6 && !strncmp(sp - 6, ".patch", 6);
+}
+
 int series_thread_has_patch(const struct mail *mails, size_t nr)
 {
 	size_t i;
@@ -827,8 +845,9 @@ int series_thread_has_patch(const struct mail *mails, size_t nr)
 		int reply = ps.is_reply;
 
 		patch_subject_release(&ps);
-		if (tagged || (!reply && text_has_git_diff(mails[i].body.buf,
-							   mails[i].body.len)))
+		if (tagged || (!reply && !notice_subject(mails[i].subject) &&
+			       text_has_git_diff(mails[i].body.buf,
+						 mails[i].body.len)))
 			return 1;
 	}
 	return 0;
@@ -903,7 +922,7 @@ static void collect_candidates(struct assembly *a)
 			 * fix-up never displaces a tagged patch; a reply's
 			 * diff (a suggestion in a bug thread) is no patch.
 			 */
-			if (!c.ps.is_reply &&
+			if (!c.ps.is_reply && !notice_subject(m->subject) &&
 			    text_has_git_diff(m->body.buf, m->body.len)) {
 				c.ps.index = c.ps.total = 1;
 				ALLOC_GROW(untagged, nr_untagged + 1,

@@ -955,6 +955,25 @@ static void test_own_untagged(void)
 	   "untagged: a reply with a git diff is no patch");
 	series_release(&s);
 	mails_free(m, nr);
+	ok(series_of_text(UNTAGGED_HEAD "Subject: + mm-x-add-b.patch added to "
+			  "mm-new branch\n\nThe patch titled\n" UNTAGGED_DIFF,
+			  &m, &nr, &s) == -1 && !s.nr &&
+	   !series_thread_has_patch(m, nr),
+	   "untagged: an mm-commits notice quoting a git diff is no patch");
+	series_release(&s);
+	mails_free(m, nr);
+	ok(series_of_text(UNTAGGED_HEAD "Subject: [merged mm-stable] "
+			  "mm-x-add-b.patch removed from -mm tree\n\n"
+			  UNTAGGED_DIFF, &m, &nr, &s) == -1 && !s.nr,
+	   "untagged: a merged notice quoting a git diff is no patch");
+	series_release(&s);
+	mails_free(m, nr);
+	ok(!series_of_text(UNTAGGED_HEAD "Subject: + mm: a patch whose title "
+			   "starts with a plus\n\n" UNTAGGED_DIFF, &m, &nr,
+			   &s) && s.nr == 1,
+	   "untagged: a subject with + but no .patch file is a patch");
+	series_release(&s);
+	mails_free(m, nr);
 	ok(!series_of_text(UNTAGGED_HEAD "Subject: [PATCH] mm: tagged\n\n"
 			   UNTAGGED_DIFF "\n"
 			   "From u@example.org Tue Nov 24 09:14:02 2026\n"
