@@ -781,8 +781,10 @@ static void run_mails(struct daemon *d)
 	}
 	if (d->mail.running)
 		return;
-	st = db_query(&d->db, "SELECT id FROM jobs WHERE status IN ('done', "
-		      "'failed') AND reported_at IS NULL ORDER BY id", "");
+	/* a nightly regression waits for its bisection (job.h) */
+	st = db_query(&d->db, "SELECT id FROM jobs j WHERE status IN ('done', "
+		      "'failed') AND reported_at IS NULL AND NOT "
+		      JOB_AWAITS_BISECT " ORDER BY id", "");
 	d->reports_pending = 0;
 	/* after a failed read, no report this turn; the next turn reads */
 	while (st && db_step(&d->db, st) == DB_ROW) {

@@ -214,8 +214,9 @@ static int deliver(struct db *db, const struct mmci_config *cfg,
  * The mail of a finished job, as the kernel test robot sends them: a
  * series job when report_policy() says so (a regression in the series or
  * in a patch's own step, a claimed improvement, a claimed improvement
- * measured as a regression; never "no change" alone), a nightly only when
- * a metric got worse, a bisection when it named a commit. Dry-run (the
+ * measured as a regression; never "no change" alone), a bisection when
+ * it named a commit, a nightly when a metric got worse and its bisection
+ * (waited for) named none: one mail per nightly regression. Dry-run (the
  * outbox) unless MMCI_MAIL_SEND=1 and MMCI_SMTP_URL say where to send.
  * reported_at is set first, and only once (job_mark_reported()): the
  * mail of a job never goes twice, whoever else reports it; a job the
@@ -237,9 +238,21 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	char *kind = NULL, *status = NULL, *path = NULL;
 	const char *first_bad = NULL;
 	json_t *res = NULL;
-	long long series = 0;
+	long long series = 0, bisect = 0;
 	int ret = 0, send = config_number("MMCI_MAIL_SEND"), step;
 
+	if (!force) {
+		long long bisect;
+
+		switch (job_nightly_bisect(db, job, &bisect)) {
+		case -1:
+			return -1;
+		case 2:
+			log_info("job #%lld: waits for its bisection, job #%lld",
+				 job, bisect);
+			return 0;
+		}
+	}
 	switch (job_mark_reported(db, job)) {
 	case 1:
 		break;
@@ -294,7 +307,23 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 			note(db, job, "not mailed: nothing got worse");
 			goto out;
 		}
-		strbuf_addstr(&reason, "nightly regression");
+		/* one mail per nightly regression: the bisection's names the
+		 * commit; the nightly's goes only when it named none */
+		switch (job_nightly_bisect(db, job, &bisect)) {
+		case -1:
+			ret = error("job #%lld: no report: %s", job,
+				    last_error());
+			goto out;
+		case 1:
+			if (force)
+				break;
+			note(db, job, "not mailed: its bisection (job #%lld) "
+			     "mails this regression with the commit", bisect);
+			goto out;
+		}
+		strbuf_addstr(&reason, bisect ? "nightly regression, its "
+			      "bisection named no commit" :
+			      "nightly regression");
 		in.commit = json_string_value(json_object_get(res, "commit"));
 	} else if (!strcmp(kind, "bisect")) {
 		first_bad = json_string_value(json_object_get(res,

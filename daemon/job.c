@@ -137,6 +137,34 @@ int job_mark_reported(struct db *db, long long id)
 	return db_changes(db) == 1;
 }
 
+int job_nightly_bisect(struct db *db, long long id, long long *bisect)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT b.id, b.status, "
+		"json_extract(CASE WHEN json_valid(b.result) THEN b.result "
+		"ELSE '{}' END, '$.first_bad') IS NOT NULL FROM jobs j, "
+		"json_each(CASE WHEN j.kind = 'nightly' AND json_valid(j.result) "
+		"THEN j.result ELSE '{}' END, '$.regressions') r JOIN jobs b ON "
+		"b.id = json_extract(r.value, '$.bisect_job') WHERE j.id = ? "
+		"ORDER BY b.id", "i", id);
+	int ret = 0, rc;
+
+	*bisect = 0;
+	if (!st)
+		return -1;
+	while ((rc = db_step(db, st)) == DB_ROW) {
+		const char *status = db_col_text(st, 1);
+
+		*bisect = sqlite3_column_int64(st, 0);
+		if (!strcmp(status, "queued") || !strcmp(status, "running"))
+			ret = 2;
+		else if (ret < 2 && !strcmp(status, "done") &&
+			 sqlite3_column_int(st, 2))
+			ret = 1;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : ret;
+}
+
 int job_set_report_note(struct db *db, long long id, const char *note)
 {
 	return db_run(db, "UPDATE jobs SET report_note = ? WHERE id = ?", "ti",

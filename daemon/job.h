@@ -70,6 +70,28 @@ int job_mark_reported(struct db *db, long long id);
  */
 int job_set_report_note(struct db *db, long long id, const char *note);
 
+/*
+ * The bisections a nightly job queued (its result's regressions name
+ * them): a nightly regression is mailed once, by its bisection when that
+ * names a commit, else by the nightly itself once the bisection ended.
+ * JOB_AWAITS_BISECT is an SQL condition on a jobs row aliased "j": true
+ * while a bisection j queued is still queued or running.
+ */
+#define JOB_AWAITS_BISECT \
+	"EXISTS (SELECT 1 FROM json_each(CASE WHEN j.kind = 'nightly' AND " \
+	"json_valid(j.result) THEN j.result ELSE '{}' END, '$.regressions') " \
+	"r JOIN jobs b ON b.id = json_extract(r.value, '$.bisect_job') " \
+	"WHERE b.status IN ('queued', 'running'))"
+
+/*
+ * job_nightly_bisect() - how the bisection of nightly job @id stands.
+ * @bisect: set to the bisection's job id, 0 when it queued none
+ * Return: 2 a bisection is still queued or running, 1 one ended and
+ * named a commit, 0 none did (none queued, failed, upstream, nothing to
+ * bisect), or -1 after error().
+ */
+int job_nightly_bisect(struct db *db, long long id, long long *bisect);
+
 /* status 'done' or 'failed' with @error (NULL when done), @result JSON */
 int job_end(struct db *db, long long id, int ok, const char *error,
 	    const char *result);
