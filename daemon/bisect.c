@@ -286,6 +286,10 @@ static int measure_ends(struct bisect *b, struct measure_args *ma,
 	if (b->kg < 0 || b->kb < 0)
 		return -1;
 	measure_args_resolve(ma, &b->m);
+	/* icount: the ends a nightly measured are not booted again */
+	if (measure_reuse_said(&b->m, b->kg, ma->boots) < 0 ||
+	    measure_reuse_said(&b->m, b->kb, ma->boots) < 0)
+		return -1;
 	measure_rounds(&b->m, ma->boots);
 	measure_adapt(&b->m, &(struct measure_pair){ b->kg, b->kb }, 1,
 		      b->workload, b->metric, ma->max_boots);
@@ -364,7 +368,7 @@ static int measure_merge_base(struct bisect *b, struct measure_args *ma)
 	progress("BAD does not descend from GOOD (rebased): measuring their "
 		 "merge-base %s", line);
 	k = measure_add(&b->m, &b->commits[0], 0, 0, "merge-base");
-	if (k < 0)
+	if (k < 0 || measure_reuse_said(&b->m, k, ma->boots) < 0)
 		return -1;
 	for (i = 0; i < ma->boots; i++)
 		measure_round(&b->m, (size_t[]){ k }, 1);
@@ -481,6 +485,8 @@ static int bisect_step(struct bisect *b, const struct measure_args *ma,
 		/* a commit that does not build cannot be called */
 		return error("%s does not build: bisect cannot step over it "
 			     "here", hex);
+	if (measure_reuse_said(&b->m, k, ma->boots) < 0)
+		return -1;
 	for (i = 0; i < ma->boots; i++)
 		measure_round(&b->m, (size_t[]){ k }, 1);
 	p[0] = (struct measure_pair){ b->kg, k };

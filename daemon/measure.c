@@ -139,7 +139,27 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 	return (int)m->nr++;
 }
 
+static int reuse(struct measure *m, size_t i, int boots, const char *name,
+		 char **note);
+
 int measure_reuse(struct measure *m, size_t i, int boots, char **note)
+{
+	return reuse(m, i, boots, i ? m->k[i].label : "base", note);
+}
+
+int measure_reuse_said(struct measure *m, size_t i, int boots)
+{
+	char *note = NULL;
+	int ret = reuse(m, i, boots, m->k[i].label, &note);
+
+	if (ret > 0)
+		progress("%s", note);
+	free(note);
+	return ret;
+}
+
+static int reuse(struct measure *m, size_t i, int boots, const char *name,
+		 char **note)
 {
 	struct measure_kernel *k = &m->k[i];
 	long long old = run_find_reusable(m->db, k->run_id, boots);
@@ -162,7 +182,7 @@ int measure_reuse(struct measure *m, size_t i, int boots, char **note)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 	*note = xstrfmt("%s: reusing run %lld, measured %s, same build and "
 			"set-up (%d ok boot(s), icount; --remeasure boots "
-			"it again)", i ? k->label : "base", old, when,
+			"it again)", name, old, when,
 			r.ok_boots);
 	k->run_id = old;
 	k->reused = 1;

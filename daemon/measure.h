@@ -144,6 +144,15 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 int measure_reuse(struct measure *m, size_t i, int boots, char **note);
 
 /*
+ * measure_reuse_said() - measure_reuse() for a kernel of a nightly or a
+ * bisection (an earlier nightly measured the previous head, the nightly
+ * the two ends of its bisection), the note on the progress line, named
+ * by the kernel's label.
+ * Return: 1 reused, 0 not, -1 after error().
+ */
+int measure_reuse_said(struct measure *m, size_t i, int boots);
+
+/*
  * How many boots run on the host at once: 1 unless every run is in
  * icount mode, whose values do not depend on the host's load; then one
  * per host CPU, as far as the memory the guests take (RAM, and the
