@@ -386,6 +386,28 @@ struct move {
 	int dropped_capped;
 };
 
+/*
+ * MMCI_NIGHTLY_BRANCHES: the branches whose new heads get a nightly job,
+ * words split by commas or blanks; unset or empty: every fetched branch.
+ * A branch fetched only as a base (mm-unstable under mm-new) is recorded
+ * in `heads` all the same.
+ */
+static int wants_nightly(const char *branch)
+{
+	const char *list = getenv("MMCI_NIGHTLY_BRANCHES"), *p;
+	size_t len = strlen(branch), n;
+
+	if (!list || !*list)
+		return 1;
+	for (p = list; *p; p += n) {
+		p += strspn(p, ", \t");
+		n = strcspn(p, ", \t");
+		if (n == len && !strncmp(p, branch, len))
+			return 1;
+	}
+	return 0;
+}
+
 /* how the branch went from prev (hex, NULL for none) to cur */
 static int classify(git_repository *repo, const char *prev,
 		    const git_oid *cur, long long max, struct move *m)
@@ -453,7 +475,11 @@ static void print_move(const struct remote *r, const char *branch,
 	}
 	if (capped)
 		printf(" (capped: only the newest %lld recorded)", max);
-	printf(", head #%lld, job #%lld queued\n", head_id, job_id);
+	if (job_id)
+		printf(", head #%lld, job #%lld queued\n", head_id, job_id);
+	else
+		printf(", head #%lld, no nightly (MMCI_NIGHTLY_BRANCHES)\n",
+		       head_id);
 }
 
 /*
@@ -511,7 +537,8 @@ static int record_branch(struct db *db, git_repository *repo,
 	if (db_run(db, "UPDATE heads SET nr_commits = ?, capped = ? "
 		       "WHERE id = ?",
 		   "iii", nr, (long long)capped, head_id) < 0 ||
-	    (job_id = job_queue(db, "nightly", 0, head_id, NULL, NULL)) < 0)
+	    (job_id = !wants_nightly(branch) ? 0 :
+	     job_queue(db, "nightly", 0, head_id, NULL, NULL)) < 0)
 		goto rollback;
 	if (db_commit(db) < 0)
 		goto rollback;
