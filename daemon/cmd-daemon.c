@@ -83,6 +83,8 @@ static const char daemon_usage[] =
 	"                            a series' base when its base-commit is\n"
 	"                            not in the tree after MMCI_BASE_WAIT_S\n"
 	"                            (86400): the first it applies to\n"
+	"  MMCI_NIGHTLY_BRANCHES=    the fetched branches that get nightly\n"
+	"                            jobs (mm-new); empty: every one\n"
 	"  MMCI_RUN_ARGS=            run options for every job (--nvdimm 4G)\n"
 	"  MMCI_PER_PATCH=1          series jobs measure every patch\n"
 	"  MMCI_LIBVIRT_URIS=        one job at a time per URI (default: one\n"
