@@ -28,7 +28,7 @@ static const char recipe_usage[] =
 	"usage: mmci recipe list [--recipes DIR]\n"
 	"   or: mmci recipe run NAME [--kernel PATH | --build ID |\n"
 	"                            --base REF --series FILE]\n"
-	"                            [--scale small] [--dry-run]\n"
+	"                            [--scale small] [--iters N] [--dry-run]\n"
 	"                            [--recipes DIR]\n"
 	"\n"
 	"Repeat an author's experiment and print mmci's numbers beside\n"
@@ -42,6 +42,9 @@ static const char recipe_usage[] =
 	"  --series FILE      before = REF, after = REF + the series (mbox)\n"
 	"  --scale small      the recipe's small sizes (a few GiB) instead of\n"
 	"                     the authors'\n"
+	"  --iters N          rebinds per boot instead of the recipe's (in\n"
+	"                     icount mode every rebind of a boot takes the\n"
+	"                     same time: a few say what the authors' 30 do)\n"
 	"  --dry-run          print the mmci commands and the memory check,\n"
 	"                     boot nothing\n"
 	"  --recipes DIR      read the recipes from DIR\n";
@@ -103,7 +106,8 @@ static void split_words(char *line, char ***argv, int *argc)
 }
 
 /* the runs of @r, their options parsed; 0, or -1 after error() */
-static int plan_init(struct recipe_plan *p, const struct recipe *r, int small)
+static int plan_init(struct recipe_plan *p, const struct recipe *r, int small,
+		     int iters)
 {
 	size_t i, n = recipe_per_size(r) ? r->nr_sizes : 1;
 
@@ -124,6 +128,8 @@ static int plan_init(struct recipe_plan *p, const struct recipe *r, int small)
 			strbuf_addch(&sb, ' ');
 			recipe_expand(r->small_run, rr->size, &sb);
 		}
+		if (iters)	/* after the recipe's: the last one counts */
+			strbuf_addf(&sb, " --iters %d", iters);
 		rr->line = strbuf_detach(&sb, NULL);
 		rr->words = xstrdup(rr->line);
 		split_words(rr->words, &rr->argv, &rr->argc);
@@ -228,13 +234,13 @@ static int cmd_recipe_list(const char *dir)
 		int fits = -1, short_mem = 0;
 
 		join_sizes(r[i].sizes, r[i].nr_sizes, &sizes);
-		if (plan_init(&p, &r[i], 0) == 0)
+		if (plan_init(&p, &r[i], 0, 0) == 0)
 			fits = plan_fits(&p, &why, &short_mem);
 		plan_release(&p);
 		if (fits == 0 && short_mem && r[i].small) {
 			struct strbuf w2 = STRBUF_INIT;
 
-			if (plan_init(&p, &r[i], 1) == 0 &&
+			if (plan_init(&p, &r[i], 1, 0) == 0 &&
 			    plan_fits(&p, &w2, &short_mem) == 1) {
 				strbuf_addstr(&why, "; --scale small (");
 				join_sizes(r[i].small, r[i].nr_sizes, &why);
@@ -420,7 +426,7 @@ static void print_command(const struct recipe_run *rr, const char *kernel,
 struct run_request {
 	const char *kernel, *base, *series;
 	long long build_id;
-	int small, dry_run;
+	int small, dry_run, iters;
 };
 
 static int run_one(const struct mmci_config *cfg, struct db *db,
@@ -501,7 +507,7 @@ static int cmd_recipe_run(const char *dir, const char *name,
 		strbuf_release(&names);
 		goto out;
 	}
-	if (plan_init(&p, r, q->small) < 0)
+	if (plan_init(&p, r, q->small, q->iters) < 0)
 		goto out;
 	join_sizes(p.sizes, r->nr_sizes, &sizes);
 	join_sizes(r->sizes, r->nr_sizes, &authors_sizes);
@@ -587,6 +593,7 @@ int cmd_recipe(int argc, char **argv)
 		{ "series", required_argument, NULL, 'S' },
 		{ "scale", required_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "iters", required_argument, NULL, 'i' },
 		{ "recipes", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -624,6 +631,7 @@ int cmd_recipe(int argc, char **argv)
 			q.small = 1;
 			break;
 		case 'n': q.dry_run = 1; break;
+		case 'i': q.iters = parse_count("--iters", optarg); break;
 		case 'd': free(dir); dir = xstrdup(optarg); break;
 		case 'h':
 			fputs(recipe_usage, stdout);
