@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0415-reproduce-bundle: a run's bundle, reproduced on a second data
+# t1415-reproduce-bundle: a run's bundle, reproduced on a second data
 # directory that shares no tree, no build cache and no database with the
 # first. The base is branch mm-stable of a local git server (git daemon;
 # its objects borrowed from the shared tree), fetched by the first side
@@ -13,7 +13,7 @@
 # 0.1 %. About 6.5 min: the base fetched over git:// (~2 min), a cold
 # object directory (ccache warm, ~3 min), four 2 GiB boots.
 # mmci-test-needs: vm kernel-build
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export MMCI_ACCEL=tcg
 unset MMCI_REMOTES MMCI_WEB_URL
 
