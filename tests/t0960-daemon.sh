@@ -299,7 +299,7 @@ test_expect 'mm-new moves to the series: the regression is found, bisected to pa
 	wait_for 60 "the mails" "SELECT count(*) = 0 FROM jobs WHERE
 		reported_at IS NULL" &&
 	ls "$BOX" && [ "$(ls "$BOX"/msg-*.eml | wc -l)" = 2 ] &&
-	# one mail per nightly regression: the bisection's, which names it
+	# one mail per nightly regression: the one of the bisection, naming it
 	sql "SELECT report_note FROM jobs WHERE kind = \"nightly\" ORDER BY
 	     id DESC LIMIT 1" | grep -q "^not mailed: its bisection (job #[0-9]*)"
 '
