@@ -238,20 +238,17 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	char *kind = NULL, *status = NULL, *path = NULL;
 	const char *first_bad = NULL;
 	json_t *res = NULL;
-	long long series = 0, bisect = 0;
+	long long series = 0, bisect;
 	int ret = 0, send = config_number("MMCI_MAIL_SEND"), step;
+	/* a nightly's bisection: an ended one stays as it ended */
+	int bisected = job_nightly_bisect(db, job, &bisect);
 
-	if (!force) {
-		long long bisect;
-
-		switch (job_nightly_bisect(db, job, &bisect)) {
-		case -1:
-			return -1;
-		case 2:
-			log_info("job #%lld: waits for its bisection, job #%lld",
-				 job, bisect);
-			return 0;
-		}
+	if (bisected < 0)
+		return -1;
+	if (bisected == 2 && !force) {
+		log_info("job #%lld: waits for its bisection, job #%lld", job,
+			 bisect);
+		return 0;
 	}
 	switch (job_mark_reported(db, job)) {
 	case 1:
@@ -309,14 +306,7 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 		}
 		/* one mail per nightly regression: the bisection's names the
 		 * commit; the nightly's goes only when it named none */
-		switch (job_nightly_bisect(db, job, &bisect)) {
-		case -1:
-			ret = error("job #%lld: no report: %s", job,
-				    last_error());
-			goto out;
-		case 1:
-			if (force)
-				break;
+		if (bisected == 1 && !force) {
 			note(db, job, "not mailed: its bisection (job #%lld) "
 			     "mails this regression with the commit", bisect);
 			goto out;

@@ -142,10 +142,7 @@ int job_nightly_bisect(struct db *db, long long id, long long *bisect)
 	sqlite3_stmt *st = db_query(db, "SELECT b.id, b.status, "
 		"json_extract(CASE WHEN json_valid(b.result) THEN b.result "
 		"ELSE '{}' END, '$.first_bad') IS NOT NULL FROM jobs j, "
-		"json_each(CASE WHEN j.kind = 'nightly' AND json_valid(j.result) "
-		"THEN j.result ELSE '{}' END, '$.regressions') r JOIN jobs b ON "
-		"b.id = json_extract(r.value, '$.bisect_job') WHERE j.id = ? "
-		"ORDER BY b.id", "i", id);
+		JOB_BISECTS_OF_J " WHERE j.id = ? ORDER BY b.id", "i", id);
 	int ret = 0, rc;
 
 	*bisect = 0;

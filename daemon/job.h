@@ -74,14 +74,16 @@ int job_set_report_note(struct db *db, long long id, const char *note);
  * The bisections a nightly job queued (its result's regressions name
  * them): a nightly regression is mailed once, by its bisection when that
  * names a commit, else by the nightly itself once the bisection ended.
- * JOB_AWAITS_BISECT is an SQL condition on a jobs row aliased "j": true
- * while a bisection j queued is still queued or running.
+ * JOB_BISECTS_OF_J joins a jobs row aliased "j" to those bisections ("b");
+ * JOB_AWAITS_BISECT is true while one of them is queued or running.
  */
+#define JOB_BISECTS_OF_J \
+	"json_each(CASE WHEN j.kind = 'nightly' AND json_valid(j.result) " \
+	"THEN j.result ELSE '{}' END, '$.regressions') r JOIN jobs b ON " \
+	"b.id = json_extract(r.value, '$.bisect_job')"
 #define JOB_AWAITS_BISECT \
-	"EXISTS (SELECT 1 FROM json_each(CASE WHEN j.kind = 'nightly' AND " \
-	"json_valid(j.result) THEN j.result ELSE '{}' END, '$.regressions') " \
-	"r JOIN jobs b ON b.id = json_extract(r.value, '$.bisect_job') " \
-	"WHERE b.status IN ('queued', 'running'))"
+	"EXISTS (SELECT 1 FROM " JOB_BISECTS_OF_J " WHERE b.status IN " \
+	"('queued', 'running'))"
 
 /*
  * job_nightly_bisect() - how the bisection of nightly job @id stands.
