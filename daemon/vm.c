@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "interrupt.h"
@@ -52,6 +53,8 @@
 #define VM_POLL_MS 100
 /* how long to keep reading events after the domain vanished */
 #define VM_EVENT_GRACE_S 0.5
+/* a pool volume untouched this long, with no domain, is a leftover */
+#define VM_STALE_VOLUME_S 120
 
 /* --- the libvirt boundary -------------------------------------------- */
 
@@ -74,7 +77,7 @@ static void vm_libvirt_init(void)
 			  virGetLastErrorMessage());
 }
 
-static const char *vm_uri(void)
+const char *vm_uri(void)
 {
 	const char *uri = getenv("MMCI_LIBVIRT_URI");
 
@@ -130,6 +133,417 @@ int vm_versions(char **qemu, char **libvirt)
 	ret = vm_conn_versions(conn, qemu, libvirt);
 	virConnectClose(conn);
 	return ret;
+}
+
+/* --- remote hosts: volumes and console streams ------------------------ */
+
+int vm_uri_is_remote(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] && p[3] != '/';
+}
+
+int vm_staged(void)
+{
+	const char *v = getenv("MMCI_LIBVIRT_STAGE");
+
+	if (v && !strcmp(v, "pool"))
+		return 1;
+	return vm_uri_is_remote(vm_uri());
+}
+
+const char *vm_pool_name(void)
+{
+	const char *p = getenv("MMCI_LIBVIRT_POOL");
+
+	return p && *p ? p : VM_DEFAULT_POOL;
+}
+
+/* what a boot put on a remote host: deleted on every path (vm_unstage) */
+struct vm_stage {
+	virStoragePoolPtr pool;
+	virStorageVolPtr vol[3];	/* kernel, initrd, nvdimm */
+	char *path[3];
+};
+
+enum { STAGE_KERNEL, STAGE_INITRD, STAGE_NVDIMM };
+
+static int upload_source(virStreamPtr st, char *data, size_t nbytes,
+			 void *opaque)
+{
+	int *fd = opaque;
+	ssize_t n;
+
+	do
+		n = read(*fd, data, nbytes);
+	while (n < 0 && errno == EINTR);
+	return (int)n;
+}
+
+static void vol_delete(virStorageVolPtr vol)
+{
+	const char *name = virStorageVolGetName(vol);
+
+	/* on a host that went away it is left for vm_clean_volumes() */
+	if (virStorageVolDelete(vol, 0) < 0 &&
+	    vm_last_error_code() != VIR_ERR_NO_STORAGE_VOL &&
+	    virConnectIsAlive(virStorageVolGetConnect(vol)) == 1)
+		error("cannot delete volume '%s': %s", name ? name : "?",
+		      virGetLastErrorMessage());
+}
+
+/*
+ * A raw volume @name of @bytes in @st->pool; with @local, its bytes are
+ * uploaded from that file through a stream (virStorageVolUpload), else it
+ * stays sparse (allocation 0: the NVDIMM's untouched pages cost nothing).
+ */
+static int stage_volume(virConnectPtr conn, struct vm_stage *st, int which,
+			const char *name, const char *local,
+			unsigned long long bytes)
+{
+	struct strbuf xml = STRBUF_INIT;
+	virStorageVolPtr vol, old;
+	virStreamPtr stream = NULL;
+	int fd = -1, ret = -1;
+	double t0 = now_s();
+
+	/* a volume of a boot that died before it could delete it */
+	old = virStorageVolLookupByName(st->pool, name);
+	if (old) {
+		vol_delete(old);
+		virStorageVolFree(old);
+	}
+	strbuf_addf(&xml, "<volume><name>%s</name>"
+		    "<capacity unit='bytes'>%llu</capacity>"
+		    "<allocation unit='bytes'>0</allocation>"
+		    "<target><format type='raw'/></target></volume>",
+		    name, bytes);
+	vol = virStorageVolCreateXML(st->pool, xml.buf, 0);
+	strbuf_release(&xml);
+	if (!vol)
+		return error("cannot create volume '%s' in pool '%s': %s", name,
+			     vm_pool_name(), virGetLastErrorMessage());
+	st->vol[which] = vol;
+	if (local) {
+		fd = open(local, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			error_errno("cannot open '%s'", local);
+			goto out;
+		}
+		stream = virStreamNew(conn, 0);
+		if (!stream || virStorageVolUpload(vol, stream, 0, bytes, 0) < 0 ||
+		    virStreamSendAll(stream, upload_source, &fd) < 0 ||
+		    virStreamFinish(stream) < 0) {
+			error("cannot upload '%s' to volume '%s': %s", local,
+			      name, virGetLastErrorMessage());
+			if (stream)
+				virStreamAbort(stream);
+			goto out;
+		}
+		log_debug("uploaded '%s' (%llu bytes) in %.2f s", local, bytes,
+			  now_s() - t0);
+	}
+	st->path[which] = virStorageVolGetPath(vol);
+	if (!st->path[which]) {
+		error("no path for volume '%s': %s", name,
+		      virGetLastErrorMessage());
+		goto out;
+	}
+	ret = 0;
+out:
+	if (stream)
+		virStreamFree(stream);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* seconds since volume @vol was last written, -1 if unknown */
+static double vol_age_s(virStorageVolPtr vol)
+{
+	char *xml = virStorageVolGetXMLDesc(vol, 0);
+	const char *p = xml ? strstr(xml, "<mtime>") : NULL;
+	double age = -1;
+
+	if (p)
+		age = (double)time(NULL) - strtod(p + strlen("<mtime>"), NULL);
+	free(xml);
+	return age;
+}
+
+/*
+ * Volumes of boots that died with their controller (a killed mmci, a
+ * host that went away mid-boot and came back): named mmci-*, no active
+ * domain of their name, untouched for VM_STALE_VOLUME_S. The age keeps a
+ * boot of another controller that is uploading right now.
+ */
+static int vm_clean_volumes(virConnectPtr conn, virStoragePoolPtr pool,
+			    const struct vm_spec *spec)
+{
+	virStorageVolPtr *vols = NULL;
+	int i, n = virStoragePoolListAllVolumes(pool, &vols, 0), cleaned = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *name = virStorageVolGetName(vols[i]);
+		const char *end = name ? strrchr(name, '-') : NULL;
+		const char *dot = name ? strrchr(name, '.') : NULL;
+		virDomainPtr dom;
+		char *stem;
+
+		if (!name || !starts_with(name, VM_NAME_PREFIX))
+			goto next;
+		if (dot && !strcmp(dot, ".nvdimm"))
+			end = dot;
+		if (!end)
+			goto next;
+		stem = xstrndup(name, end - name);
+		if (!(spec && spec->boot_over &&
+		      spec->boot_over(stem, spec->boot_over_data)) &&
+		    vol_age_s(vols[i]) < VM_STALE_VOLUME_S) {
+			free(stem);
+			goto next;
+		}
+		dom = virDomainLookupByName(conn, stem);
+		if (dom && virDomainIsActive(dom) == 1) {
+			virDomainFree(dom);
+			free(stem);
+			goto next;
+		}
+		if (dom)
+			virDomainFree(dom);
+		free(stem);
+		if (virStorageVolDelete(vols[i], 0) == 0) {
+			log_info("removed stale volume '%s' of pool '%s' on "
+				 "'%s'", name, vm_pool_name(), vm_uri());
+			cleaned++;
+		}
+next:
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	return cleaned;
+}
+
+static void vm_unstage(struct vm_stage *st)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(st->vol); i++) {
+		if (st->vol[i]) {
+			vol_delete(st->vol[i]);
+			virStorageVolFree(st->vol[i]);
+			st->vol[i] = NULL;
+		}
+		free(st->path[i]);
+		st->path[i] = NULL;
+	}
+	if (st->pool)
+		virStoragePoolFree(st->pool);
+	st->pool = NULL;
+}
+
+static unsigned long long file_bytes(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) ? 0 : (unsigned long long)sb.st_size;
+}
+
+/*
+ * Put the kernel, the initramfs and a sparse NVDIMM into the host's pool
+ * and point @made at them. The pool must hold what the guest will write:
+ * the files and the NVDIMM's memmap (1/64 of it, as on tmpfs locally).
+ */
+static int vm_stage(virConnectPtr conn, const struct vm_spec *spec,
+		    struct vm_spec *made, struct vm_stage *st)
+{
+	const char *pool = vm_pool_name(), *uri = vm_uri();
+	unsigned long long kb = file_bytes(spec->kernel);
+	unsigned long long ib = spec->initrd ? file_bytes(spec->initrd) : 0;
+	unsigned long long need = kb + ib, nb = 0;
+	virStoragePoolInfo info;
+	char *name;
+
+	st->pool = virStoragePoolLookupByName(conn, pool);
+	if (!st->pool)
+		return error("host '%s' has no storage pool '%s' (make one: "
+			     "virsh -c %s pool-define-as %s dir --target "
+			     "/var/lib/libvirt/%s; pool-build %s; pool-start "
+			     "%s; or set MMCI_LIBVIRT_POOL)", uri, pool, uri,
+			     pool, pool, pool, pool);
+	if (virStoragePoolGetInfo(st->pool, &info) < 0)
+		return error("cannot read pool '%s' on '%s': %s", pool, uri,
+			     virGetLastErrorMessage());
+	if (info.state != VIR_STORAGE_POOL_RUNNING)
+		return error("pool '%s' on '%s' is not active (virsh -c %s "
+			     "pool-start %s)", pool, uri, uri, pool);
+	if (vm_clean_volumes(conn, st->pool, spec) > 0 &&
+	    virStoragePoolGetInfo(st->pool, &info) < 0)
+		return error("cannot read pool '%s' on '%s': %s", pool, uri,
+			     virGetLastErrorMessage());
+	if (spec->nvdimm_path) {
+		nb = spec->nvdimm_mib << 20;
+		need += nb / 64;
+	}
+	if (info.available < need)
+		return error("pool '%s' on '%s' has %llu MiB free, the boot "
+			     "needs %llu MiB (kernel, initramfs and the "
+			     "NVDIMM's memmap)", pool, uri,
+			     info.available >> 20, need >> 20);
+
+	name = xstrfmt("%s-kernel", spec->name);
+	if (stage_volume(conn, st, STAGE_KERNEL, name, spec->kernel, kb) < 0)
+		goto fail;
+	free(name);
+	made->kernel = st->path[STAGE_KERNEL];
+	if (spec->initrd) {
+		name = xstrfmt("%s-initrd", spec->name);
+		if (stage_volume(conn, st, STAGE_INITRD, name, spec->initrd,
+				 ib) < 0)
+			goto fail;
+		free(name);
+		made->initrd = st->path[STAGE_INITRD];
+	}
+	if (spec->nvdimm_path) {
+		name = xstrfmt("%s.nvdimm", spec->name);
+		if (stage_volume(conn, st, STAGE_NVDIMM, name, NULL, nb) < 0)
+			goto fail;
+		free(name);
+		made->nvdimm_path = st->path[STAGE_NVDIMM];
+	}
+	made->unlink_backing = 0;	/* the volume is deleted instead */
+	made->streams = 1;
+	return 0;
+fail:
+	free(name);
+	return -1;
+}
+
+/* a serial port of the guest, read through libvirt into a local file */
+struct vm_stream {
+	const char *dev;	/* "serial0" */
+	int fd;			/* the local file */
+	virStreamPtr st;
+	int watching;		/* the event callback is registered */
+	int eof;
+	unsigned long long bytes;
+};
+
+static void stream_event(virStreamPtr st, int events, void *opaque)
+{
+	struct vm_stream *s = opaque;
+	char buf[16384];
+
+	for (;;) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+
+		if (n == -2)
+			return;	/* nothing more for now */
+		if (n > 0) {
+			const char *p = buf;
+
+			s->bytes += n;
+			while (n > 0) {
+				ssize_t w = write(s->fd, p, n);
+
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w < 0) {
+					log_warn("cannot write %s", s->dev);
+					break;
+				}
+				p += w;
+				n -= w;
+			}
+			continue;
+		}
+		if (n < 0)
+			log_debug("stream %s: %s", s->dev,
+				  virGetLastErrorMessage());
+		s->eof = 1;
+		virStreamEventRemoveCallback(st);
+		s->watching = 0;
+		return;
+	}
+}
+
+static int stream_open(virDomainPtr dom, struct vm_stream *s,
+		       const char *path)
+{
+	int tries = 0;
+
+	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0)
+		return error_errno("cannot create '%s'", path);
+	s->st = virStreamNew(virDomainGetConnect(dom), VIR_STREAM_NONBLOCK);
+	if (!s->st)
+		return error("cannot make a stream: %s",
+			     virGetLastErrorMessage());
+	/*
+	 * libvirt locks a console by its pty's path; a pty just freed by a
+	 * guest that ended may be given to this one while the old console
+	 * stream is still being closed, and FORCE only breaks a lock of the
+	 * same domain. The guest is paused: waiting loses nothing.
+	 */
+	while (virDomainOpenConsole(dom, s->dev, s->st,
+				    VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		if (vm_last_error_code() != VIR_ERR_OPERATION_FAILED ||
+		    !strstr(virGetLastErrorMessage(), "is locked") ||
+		    ++tries > 50)
+			return error("cannot open the guest's %s: %s", s->dev,
+				     virGetLastErrorMessage());
+		nanosleep(&ts, NULL);
+	}
+	if (virStreamEventAddCallback(s->st, VIR_STREAM_EVENT_READABLE |
+				      VIR_STREAM_EVENT_ERROR |
+				      VIR_STREAM_EVENT_HANGUP, stream_event, s,
+				      NULL) < 0)
+		return error("cannot watch the guest's %s: %s", s->dev,
+			     virGetLastErrorMessage());
+	s->watching = 1;
+	return 0;
+}
+
+/* what is still on its way after the guest's end, up to 3 s */
+static void streams_drain(struct vm_stream *s, size_t n)
+{
+	double until = now_s() + 3;
+	size_t i;
+
+	for (;;) {
+		int open = 0;
+
+		for (i = 0; i < n; i++)
+			open += s[i].watching && !s[i].eof;
+		if (!open || now_s() >= until)
+			break;
+		if (virEventRunDefaultImpl() < 0)
+			break;
+	}
+}
+
+static void streams_close(struct vm_stream *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].st) {
+			if (s[i].watching)
+				virStreamEventRemoveCallback(s[i].st);
+			if (s[i].eof)
+				virStreamFinish(s[i].st);
+			else
+				virStreamAbort(s[i].st);
+			virStreamFree(s[i].st);
+			s[i].st = NULL;
+		}
+		if (s[i].fd >= 0)
+			close(s[i].fd);
+		s[i].fd = -1;
+	}
 }
 
 /* --- the domain template ------------------------------------------- */
@@ -425,6 +839,8 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 			{ "PIN_CPU0", spec->pin ? pin0 : NULL },
 			{ "PIN_CPU1", spec->pin && vcpus > 1 ? pin1 : NULL },
 			{ "PIN1", spec->pin && vcpus > 1 ? "1" : NULL },
+			{ "SERIAL_FILE", spec->streams ? NULL : "1" },
+			{ "SERIAL_PTY", spec->streams ? "1" : NULL },
 		};
 
 		ret = expand_template(tmpl, vars, ARRAY_SIZE(vars), out);
@@ -778,7 +1194,9 @@ static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
 		res->exit_kind = VM_INTERRUPTED;
 		set_result_error(res, "%s", interrupt_reason());
 	} else if (lost) {
-		set_result_error(res, "lost domain '%s': %s", spec->name, lost);
+		res->exit_kind = VM_HOST_LOST;
+		set_result_error(res, "lost domain '%s' on '%s': %s", spec->name,
+				 vm_uri(), lost);
 	} else if (end == WAIT_SILENT) {
 		res->exit_kind = VM_SILENT;
 		set_result_error(res, "the guest printed no console line within "
@@ -794,8 +1212,9 @@ static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
 	} else if (w->crashed || detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED) {
 		set_result_error(res, "guest crashed");
 	} else if (detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
-		set_result_error(res, "qemu exited unexpectedly, see /var/log/libvirt/qemu/%s.log",
-				 spec->name);
+		set_result_error(res, "qemu exited unexpectedly, see /var/log/libvirt/qemu/%s.log%s%s",
+				 spec->name, spec->streams ? " on " : "",
+				 spec->streams ? vm_uri() : "");
 	} else if (detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED) {
 		set_result_error(res, "domain '%s' was destroyed by someone else",
 				 spec->name);
@@ -817,6 +1236,9 @@ static void vm_destroy(virDomainPtr dom, const char *name)
 	if (!virDomainDestroy(dom))
 		return;
 	code = vm_last_error_code();
+	/* a host that went away took its domains along */
+	if (!virConnectIsAlive(virDomainGetConnect(dom)))
+		return;
 	if (code != VIR_ERR_NO_DOMAIN && code != VIR_ERR_OPERATION_INVALID)
 		error("cannot destroy domain '%s': %s", name,
 		      virGetLastErrorMessage());
@@ -926,6 +1348,12 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 				  .head = STRBUF_INIT };
 	const char *seam = spec->kvm ? vm_test_kvm_seam() : NULL;
 	struct vm_spec made = *spec;
+	struct vm_stage stage = { 0 };
+	struct vm_stream ports[2] = {
+		{ .dev = "serial0", .fd = -1 },
+		{ .dev = "serial1", .fd = -1 },
+	};
+	int remote = vm_staged(), hang = 0;
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
@@ -946,8 +1374,10 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	if (seam) {
 		/* a TCG guest stands in for the KVM one (vm.h) */
 		made.kvm = 0;
-		if (!strcmp(seam, "hang"))
+		if (!strcmp(seam, "hang")) {
 			flags |= VIR_DOMAIN_START_PAUSED;
+			hang = 1;
+		}
 		log_info("test seam MMCI_TEST_KVM_SEAM=%s: domain '%s' runs "
 			 "under TCG%s in place of KVM", seam, spec->name,
 			 !strcmp(seam, "hang") ? ", paused" : "");
@@ -958,6 +1388,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 	res->domain_xml = xstrdup(xml.buf);
+	res->host = xstrdup(vm_uri());
 	if (access(spec->kernel, R_OK) < 0) {
 		vm_start_failed(res, "cannot read kernel '%s': %s",
 				spec->kernel, strerror(errno));
@@ -979,6 +1410,25 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 			     &res->libvirt_version) < 0)
 		log_warnx("unknown qemu/libvirt versions for domain '%s'",
 			  spec->name);
+	if (remote) {
+		/* its files go into the host's pool; the XML names them */
+		if (vm_stage(conn, spec, &made, &stage) < 0) {
+			vm_start_failed(res, "cannot put domain '%s' on '%s': "
+					"%s", spec->name, vm_uri(),
+					last_error());
+			goto out;
+		}
+		strbuf_reset(&xml);
+		if (vm_domain_xml(&made, tmpl.buf, &xml) < 0) {
+			vm_start_failed(res, "cannot make the XML of domain "
+					"'%s'", spec->name);
+			goto out;
+		}
+		free(res->domain_xml);
+		res->domain_xml = xstrdup(xml.buf);
+		/* paused until both serial ports are read */
+		flags |= VIR_DOMAIN_START_PAUSED;
+	}
 
 	/* register before the start: a guest may end before we look */
 	cb = virConnectDomainEventRegisterAny(
@@ -1003,6 +1453,31 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 				virGetLastErrorMessage());
 		goto out;
 	}
+	if (made.streams) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(ports); i++) {
+			const char *path = i ? spec->results_log :
+					       spec->console_log;
+
+			if (stream_open(dom, &ports[i], path) < 0)
+				break;
+		}
+		if (i < ARRAY_SIZE(ports) || (!hang && virDomainResume(dom) < 0)) {
+			vm_start_failed(res, "cannot start domain '%s' on "
+					"'%s': %s", spec->name, vm_uri(),
+					last_error());
+			vm_destroy(dom, spec->name);
+			goto out;
+		}
+		t1 = now_s();
+		/* QEMU has the NVDIMM open: its memmap goes with QEMU */
+		if (stage.vol[STAGE_NVDIMM]) {
+			vol_delete(stage.vol[STAGE_NVDIMM]);
+			virStorageVolFree(stage.vol[STAGE_NVDIMM]);
+			stage.vol[STAGE_NVDIMM] = NULL;
+		}
+	}
 	res->start_s = t1 - t0;
 	log_debug("domain '%s' started in %.2f s", spec->name, res->start_s);
 	/*
@@ -1010,7 +1485,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	 * its memory (the memmap written on tmpfs, ~1.6 % of the size) goes
 	 * back to the host when QEMU exits, even if mmci is killed.
 	 */
-	if (spec->unlink_backing && spec->nvdimm_path &&
+	if (made.unlink_backing && spec->nvdimm_path &&
 	    unlink(spec->nvdimm_path) < 0)
 		log_warn("cannot unlink '%s'", spec->nvdimm_path);
 
@@ -1031,10 +1506,17 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	vm_destroy(dom, spec->name);
 	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
 	res->first_line_s = con.started ? con.at : 0;
+	if (made.streams) {
+		streams_drain(ports, ARRAY_SIZE(ports));
+		streams_close(ports, ARRAY_SIZE(ports));
+		log_debug("domain '%s': %llu console and %llu result bytes "
+			  "through libvirt streams", spec->name,
+			  ports[0].bytes, ports[1].bytes);
+	}
 
 	make_readable(spec->console_log);
 	make_readable(spec->results_log);
-	vm_classify(spec, &w, end, lost, res);
+	vm_classify(&made, &w, end, lost, res);
 	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
 		  vm_exit_kind_name(res->exit_kind), res->boot_to_end_s,
 		  res->error[0] ? ", " : "", res->error);
@@ -1046,6 +1528,8 @@ out:
 		virEventRemoveTimeout(timer);
 	if (cb >= 0)
 		virConnectDomainEventDeregisterAny(conn, cb);
+	streams_close(ports, ARRAY_SIZE(ports));
+	vm_unstage(&stage);
 	if (conn)
 		virConnectClose(conn);
 	free(lost);
@@ -1065,7 +1549,9 @@ void vm_result_release(struct vm_result *res)
 	free(res->qemu_version);
 	free(res->libvirt_version);
 	free(res->domain_xml);
+	free(res->host);
 	res->qemu_version = res->libvirt_version = res->domain_xml = NULL;
+	res->host = NULL;
 	strbuf_release(&res->host_log);
 }
 
@@ -1086,6 +1572,8 @@ const char *vm_exit_kind_name(enum vm_exit_kind kind)
 		return "start-failed";
 	case VM_INTERRUPTED:
 		return "interrupted";
+	case VM_HOST_LOST:
+		return "host-lost";
 	}
 	BUG("unknown vm exit kind %d", (int)kind);
 }
@@ -1187,6 +1675,24 @@ static int cleanup_stale_backing(void)
 	return n;
 }
 
+/*
+ * On a staged host the owner pids in the metadata are of processes of
+ * other machines, and its mmci domains all belong to live connections
+ * (VIR_DOMAIN_START_AUTODESTROY): what can be left there are volumes.
+ */
+static int cleanup_staged(virConnectPtr conn)
+{
+	virStoragePoolPtr pool = virStoragePoolLookupByName(conn,
+							    vm_pool_name());
+	int n;
+
+	if (!pool)
+		return 0;
+	n = vm_clean_volumes(conn, pool, NULL);
+	virStoragePoolFree(pool);
+	return n;
+}
+
 int vm_cleanup_stale(void)
 {
 	virConnectPtr conn = vm_connect();
@@ -1195,6 +1701,11 @@ int vm_cleanup_stale(void)
 
 	if (!conn)
 		return -1;
+	if (vm_staged()) {
+		cleaned = cleanup_staged(conn);
+		virConnectClose(conn);
+		return cleaned + cleanup_stale_backing();
+	}
 	n = virConnectListAllDomains(conn, &doms, 0);
 	if (n < 0) {
 		error("cannot list libvirt domains: %s",

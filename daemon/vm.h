@@ -20,6 +20,8 @@
 #define VM_NAME_PREFIX "mmci-"
 #define VM_DEFAULT_TEMPLATE "vm-images/domain.xml.in"
 #define VM_DEFAULT_URI "qemu:///system"	/* MMCI_LIBVIRT_URI overrides */
+/* the storage pool of a remote host (MMCI_LIBVIRT_POOL overrides) */
+#define VM_DEFAULT_POOL "mmci"
 #define VM_DEFAULT_VCPUS 2
 #define VM_DEFAULT_RAM_MIB 1024
 /* TCG only; KVM guests get host-passthrough */
@@ -61,6 +63,20 @@ struct vm_spec {
 	/* "run #3 boot 1": names the boot in the status line, which shows
 	 * the runner's last sample (progress_status()); NULL = none */
 	const char *label;
+	/*
+	 * 1 = the serial ports are ptys that vm_run() reads through libvirt
+	 * streams (virDomainOpenConsole) into console_log and results_log;
+	 * set by vm_run() for a remote host, whose files mmci cannot read.
+	 */
+	int streams;
+	/*
+	 * NULL, or does domain @name belong to a boot known to be over?
+	 * Then volumes of that name left on a staged host are removed at
+	 * once, not only after VM_STALE_VOLUME_S (vm.c); run.c asks its
+	 * database.
+	 */
+	int (*boot_over)(const char *name, void *opaque);
+	void *boot_over_data;
 };
 
 enum vm_exit_kind {
@@ -71,6 +87,7 @@ enum vm_exit_kind {
 	VM_SILENT,		/* no console line within first_line_s */
 	VM_STOPPED,		/* stopped after its first line, as asked */
 	VM_INTERRUPTED,		/* mmci got SIGTERM/SIGINT (interrupt.h) */
+	VM_HOST_LOST,		/* the connection to its libvirt broke */
 };
 
 struct vm_result {
@@ -83,6 +100,7 @@ struct vm_result {
 	char *qemu_version;	/* "7.2.0", caller frees (vm_result_release) */
 	char *libvirt_version;	/* "9.0.0", caller frees */
 	char *domain_xml;	/* the XML libvirt was given, caller frees */
+	char *host;		/* the libvirt URI it ran on, caller frees */
 	char error[256];	/* why, when exit_kind != VM_POWEROFF */
 	/* what the host did on the guest's requests, a line each */
 	struct strbuf host_log;
@@ -165,5 +183,23 @@ int vm_cleanup_stale(void);
 
 /* QEMU and libvirt daemon versions ("7.2.0", "9.0.0"); caller frees */
 int vm_versions(char **qemu, char **libvirt);
+
+/*
+ * Remote hosts. A URI naming a host (qemu+tcp://h/system, qemu+ssh://...)
+ * cannot see this machine's files: vm_run() uploads the kernel and the
+ * initramfs into the host's storage pool (vm_pool_name()), makes the
+ * NVDIMM a sparse volume there, deletes the three when the boot ends, and
+ * reads both serial ports through libvirt streams into the local logs.
+ */
+int vm_uri_is_remote(const char *uri);
+/*
+ * does vm_run() stage through the pool? For a remote URI, or when
+ * MMCI_LIBVIRT_STAGE=pool (a libvirtd that cannot see this machine's
+ * files although it runs on it, e.g. in a container)
+ */
+int vm_staged(void);
+const char *vm_pool_name(void);
+/* MMCI_LIBVIRT_URI, or VM_DEFAULT_URI */
+const char *vm_uri(void);
 
 #endif

@@ -96,6 +96,45 @@ static void test_plain_and_kvm(void)
 	strbuf_release(&x);
 }
 
+/* a remote host: both serial ports are ptys, read as libvirt streams */
+static void test_streams(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	ok(has(&tmpl, "<serial type='file'>"), "the template has file ports");
+	spec.streams = 1;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "streamed spec expands");
+	ok(!has(&x, "<serial type='file'>") && !has(&x, "console.log"),
+	   "no host file named with streams");
+	ok(has(&x, "<serial type='pty'>\n      <target type='isa-serial' "
+	       "port='0'/>") &&
+	   has(&x, "<serial type='pty'>\n      <target type='isa-serial' "
+	       "port='1'/>"), "two pty ports, 0 and 1");
+	spec.streams = 0;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "file spec expands");
+	ok(!has(&x, "type='pty'"), "no pty without streams");
+	strbuf_release(&x);
+}
+
+static void test_remote_uris(void)
+{
+	static const char *const remote[] = {
+		"qemu+tcp://127.0.0.1:16509/system", "qemu+ssh://root@h/system",
+		"qemu+tls://h.example.org/system", "qemu://h/system",
+	};
+	static const char *const local[] = {
+		"qemu:///system", "qemu:///session",
+		"qemu+unix:///system?socket=/run/x.sock", "test:///default",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(remote); i++)
+		ok(vm_uri_is_remote(remote[i]), remote[i]);
+	for (i = 0; i < ARRAY_SIZE(local); i++)
+		ok(!vm_uri_is_remote(local[i]), local[i]);
+}
+
 static void test_icount_and_label(void)
 {
 	struct vm_spec spec = base_spec();
@@ -252,6 +291,8 @@ int main(void)
 	test_full();
 	test_plain_and_kvm();
 	test_icount_and_label();
+	test_streams();
+	test_remote_uris();
 	test_escaping_and_paths();
 	test_pinning();
 	test_bad_specs();
