@@ -14,12 +14,53 @@
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
+#include "hosts.h"
 #include "kvm-probe.h"
 #include "strbuf.h"
 #include "util.h"
 #include "vm.h"
 
-void host_key_init(struct host_key *k)
+/*
+ * A host libvirt reaches remotely (vm_staged()): its capabilities say
+ * whether it offers KVM, and its set-up is named by libvirt alone; a
+ * stored verdict then belongs to that host, not to this machine.
+ */
+static int staged_host(struct host *h)
+{
+	if (!vm_staged())
+		return 0;
+	memset(h, 0, sizeof(*h));
+	h->uri = xstrdup(vm_uri());
+	if (host_probe(h) < 0)
+		log_warnx("host '%s': %s", h->uri, h->error);
+	return 1;
+}
+
+static void staged_host_release(struct host *h)
+{
+	struct host *one = xmalloc(sizeof(*one));
+
+	*one = *h;
+	hosts_release(one, 1);
+}
+
+/* kvm_usable() for the host boots go to */
+static int host_kvm_usable(char *why, size_t whylen)
+{
+	struct host h;
+	int kvm;
+
+	if (!staged_host(&h))
+		return kvm_usable(why, whylen);
+	kvm = h.up && h.kvm;
+	xsnprintf(why, whylen, "%s: %s", h.uri, !h.up ? h.error :
+		  kvm ? "its capabilities offer KVM" :
+		  "its capabilities offer no KVM");
+	staged_host_release(&h);
+	return kvm;
+}
+
+static void local_host_key(struct host_key *k)
 {
 	struct utsname u;
 	struct strbuf info = STRBUF_INIT;
@@ -51,6 +92,20 @@ void host_key_init(struct host_key *k)
 	if (!k->cpu)
 		k->cpu = xstrdup("unknown");
 	strbuf_release(&info);
+}
+
+void host_key_init(struct host_key *k)
+{
+	struct host h;
+
+	if (!staged_host(&h)) {
+		local_host_key(k);
+		return;
+	}
+	k->release = xstrfmt("libvirt host %s", h.up ? h.hostname : h.uri);
+	k->qemu = xstrdup(h.up ? h.qemu : "unknown");
+	k->cpu = xstrdup(h.up && *h.cpu_model ? h.cpu_model : "unknown");
+	staged_host_release(&h);
 }
 
 void host_key_release(struct host_key *k)
@@ -211,7 +266,7 @@ int accel_expect_kvm(struct db *db, char *why, size_t whylen)
 			xsnprintf(why, whylen, "%s", host_why);
 		return host_kvm;
 	}
-	kvm = kvm_usable(pwhy, sizeof(pwhy));
+	kvm = host_kvm_usable(pwhy, sizeof(pwhy));
 	if (why)
 		xsnprintf(why, whylen, "%s", pwhy);
 	if (!kvm || forced("kvm"))
@@ -256,7 +311,7 @@ int accel_choose(const struct mmci_config *cfg, struct db *db,
 		xsnprintf(c->why, sizeof(c->why), "%s", host_why);
 		return 0;
 	}
-	if (!kvm_usable(pwhy, sizeof(pwhy))) {
+	if (!host_kvm_usable(pwhy, sizeof(pwhy))) {
 		c->kvm = host_kvm = 0;
 		xsnprintf(c->why, sizeof(c->why), "%s", pwhy);
 		xsnprintf(host_why, sizeof(host_why), "%s", pwhy);

@@ -1012,7 +1012,8 @@ static int export_boots(struct export *ex, const struct export_run *r)
 		else if (!strcmp(kind, "crashed"))
 			status = "FAIL";	/* the kernel panicked */
 		else if (!strcmp(kind, "start-failed") ||
-			 !strcmp(kind, "interrupted"))
+			 !strcmp(kind, "interrupted") ||
+			 !strcmp(kind, "host-lost"))
 			status = "MISS";	/* the harness failed */
 		else
 			status = "ERROR";	/* timeout, no result */
@@ -1137,7 +1138,8 @@ static int export_workload_errors(struct export *ex, const struct export_run *r,
 			     !strcmp(r->row.status, "failed") &&
 			     db_int(ex->db, 0, "SELECT count(*) FROM boots "
 				    "WHERE run_id = ? AND end_kind NOT IN "
-				    "('start-failed', 'interrupted')", "i",
+				    "('start-failed', 'interrupted', "
+				    "'host-lost')", "i",
 				    r->row.id) == 0 ? "MISS" : "ERROR");
 		set_time(t, "start_time", r->row.started_at);
 		set_excerpt(t, *r->row.error ? r->row.error :

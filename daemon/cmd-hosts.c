@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-hosts.c - `mmci hosts`: what this host's guests run on, and the
- * stored KVM verdicts (accel.h); `--forget` deletes them.
+ * cmd-hosts.c - `mmci hosts`: what this host's guests run on, the
+ * libvirt hosts boots may go to (hosts.h) with what libvirt says of
+ * them, the job queue, and the stored KVM verdicts (accel.h); `--forget`
+ * deletes those.
  */
 #include <getopt.h>
 
@@ -9,8 +11,10 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "hosts.h"
 #include "kvm-probe.h"
 #include "util.h"
+#include "vm.h"
 
 static const char hosts_usage[] =
 	"usage: mmci hosts [--forget [--all]]\n"
@@ -18,11 +22,54 @@ static const char hosts_usage[] =
 	"Show this host's set-up (kernel release, QEMU version, CPU model),\n"
 	"what the KVM probe says and the stored verdicts: whether a Linux\n"
 	"guest printed its first console line within the deadline under KVM\n"
-	"(the first KVM boot on a host set-up is that trial).\n"
+	"(the first KVM boot on a host set-up is that trial). Then each\n"
+	"libvirt host of MMCI_LIBVIRT_URIS (or MMCI_LIBVIRT_URI): whether it\n"
+	"answers, its QEMU, architecture, CPU model, cores and memory, its\n"
+	"storage pool (MMCI_LIBVIRT_POOL, needed by a remote host), the mmci\n"
+	"guests running there, and room for more; and the job queue.\n"
 	"  --forget   delete this host's verdict: the next KVM boot is a\n"
 	"             trial again (after a new host kernel, QEMU or CPU, the\n"
 	"             set-up differs and a trial happens by itself)\n"
 	"  --all      with --forget: every stored verdict\n";
+
+static void list_libvirt_hosts(struct db *db)
+{
+	struct host *h;
+	size_t n = hosts_list(&h), i;
+
+	printf("\nlibvirt hosts (%s):\n", getenv("MMCI_LIBVIRT_URIS") &&
+	       *getenv("MMCI_LIBVIRT_URIS") ? "MMCI_LIBVIRT_URIS" :
+	       "MMCI_LIBVIRT_URI");
+	for (i = 0; i < n; i++) {
+		if (host_probe(&h[i]) < 0) {
+			printf("  %s: down: %s\n", h[i].uri, h[i].error);
+			continue;
+		}
+		printf("  %s: up, %s, QEMU %s, libvirt %s, %s %s, %u cores, "
+		       "%llu MiB (%llu available)\n", h[i].uri,
+		       h[i].remote ? "remote" : "local",
+		       h[i].qemu, h[i].libvirt, h[i].arch,
+		       *h[i].cpu_model ? h[i].cpu_model : "(no CPU model)",
+		       h[i].cores, h[i].mem_mib, h[i].avail_mib);
+		if (h[i].pool_ok)
+			printf("    pool '%s': %llu of %llu MiB free\n",
+			       vm_pool_name(), h[i].pool_avail_mib,
+			       h[i].pool_cap_mib);
+		else
+			printf("    pool '%s': %s\n", vm_pool_name(),
+			       h[i].remote ? "missing or inactive: boots "
+			       "cannot go there" : "none (not needed)");
+		printf("    %d mmci guest(s) running; room for %d more of "
+		       "1.5 GiB now\n", h[i].mmci_domains,
+		       host_capacity(&h[i], 1536));
+	}
+	hosts_release(h, n);
+	printf("jobs: %lld queued, %lld running\n",
+	       db_int(db, 0, "SELECT count(*) FROM jobs WHERE status = "
+		      "'queued'", ""),
+	       db_int(db, 0, "SELECT count(*) FROM jobs WHERE status = "
+		      "'running'", ""));
+}
 
 static void list_verdicts(struct db *db)
 {
@@ -105,6 +152,7 @@ int cmd_hosts(int argc, char **argv)
 	}
 	printf("first-line deadline of a KVM trial: %u s\n",
 	       accel_deadline_s());
+	list_libvirt_hosts(&db);
 	list_verdicts(&db);
 	ret = 0;
 out:

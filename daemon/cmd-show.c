@@ -56,8 +56,8 @@ static int show_run(struct db *db, long long id)
 	sqlite3_finalize(st);
 	printf("\nboots:\n");
 	print_rows(db, "SELECT idx, status, end_kind, round(duration_s, 1) "
-		   "AS seconds, error, console_log FROM boots WHERE run_id = ? "
-		   "ORDER BY idx", id);
+		   "AS seconds, error, console_log, host FROM boots WHERE "
+		   "run_id = ? ORDER BY idx", id);
 	printf("\nmetrics:\n");
 	print_rows(db, "SELECT workload, variant, metric, unit, count(*) AS "
 		   "n, round(min(value), 3) AS min, round(avg(value), 3) AS "

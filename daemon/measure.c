@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "hosts.h"
 #include "interrupt.h"
 #include "measure.h"
 #include "db.h"
 #include "util.h"
+#include "vm.h"
 
 void measure_args_init(struct measure_args *a)
 {
@@ -191,10 +193,10 @@ static int reuse(struct measure *m, size_t i, int boots, const char *name,
 	return 1;
 }
 
-int measure_slots(const struct measure *m)
+/* MiB one boot of the measure needs on its host; 0 = not all icount */
+static long long boot_need_mib(const struct measure *m)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	long long need = 0, avail, n;
+	long long need = 0;
 	size_t i;
 
 	for (i = 0; i < m->nr; i++) {
@@ -205,29 +207,117 @@ int measure_slots(const struct measure *m)
 		if (m->k[i].reused)
 			continue;
 		if (run_load(m->db, m->k[i].run_id, &r) < 0)
-			return 1;
+			return 0;
 		icount = !strcmp(r.clock, "icount");
 		one = r.ram_mib + 512 +
 		      (!strcmp(r.backing, "tmpfs") ? r.nvdimm_mib / 64 : 0);
 		run_row_release(&r);
 		if (!icount)
-			return 1;
+			return 0;
 		if (one > need)
 			need = one;
 	}
-	if (!need || ncpu < 2)
-		return 1;
-	avail = mem_available_mib() - 1024;
-	n = avail / need;
-	if (n > ncpu)
-		n = ncpu;
-	return n < 1 ? 1 : (int)n;
+	return need;
+}
+
+/* MiB a boot takes in a remote host's pool: kernel and initramfs, memmap */
+static long long boot_pool_mib(const struct measure *m)
+{
+	long long need = 0;
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		struct run_row r;
+
+		if (m->k[i].reused || run_load(m->db, m->k[i].run_id, &r) < 0)
+			continue;
+		if (64 + r.nvdimm_mib / 64 > need)
+			need = 64 + r.nvdimm_mib / 64;
+		run_row_release(&r);
+	}
+	return need;
+}
+
+/*
+ * The hosts the boots may use (hosts.h), each with its slots: the host
+ * the runs were made on (vm_uri()), first, and in icount mode every
+ * other host of MMCI_LIBVIRT_URIS with the same icount set-up (QEMU
+ * version and architecture; machine type and guest CPU model come from
+ * the one domain template). On the wall clock: the first host alone,
+ * one boot at a time. Returns how many hosts *out holds (at least 1).
+ */
+static size_t plan_hosts(const struct measure *m, struct host **out)
+{
+	long long need = boot_need_mib(m), pool_need = boot_pool_mib(m);
+	struct host *all, *h;
+	size_t n = hosts_list(&all), nh = 0, i, home = n;
+
+	h = xcalloc(n + 1, sizeof(*h));
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].uri, vm_uri()))
+			home = i;
+	/* the home host first, in the list or not */
+	h[nh].uri = xstrdup(vm_uri());
+	if (host_probe(&h[nh]) < 0)
+		log_warnx("host '%s': %s", h[0].uri, h[0].error);
+	h[nh].slots = need ? host_capacity(&h[nh], need) : 1;
+	if (h[nh].slots < 1)
+		h[nh].slots = 1;	/* its boots fail with their reason */
+	nh++;
+	for (i = 0; need && i < n; i++) {
+		if (i == home)
+			continue;
+		if (host_probe(&all[i]) < 0) {
+			log_warnx("host '%s' not used: %s", all[i].uri,
+				  all[i].error);
+			continue;
+		}
+		if (!host_same_icount_setup(&h[0], &all[i])) {
+			log_warnx("host '%s' not used: QEMU %s on %s, not QEMU "
+				  "%s on %s as '%s'", all[i].uri, all[i].qemu,
+				  all[i].arch, h[0].qemu ? h[0].qemu : "?",
+				  h[0].arch ? h[0].arch : "?", h[0].uri);
+			continue;
+		}
+		all[i].slots = host_capacity(&all[i], need);
+		/* a staged boot's files and memmap must fit in the pool */
+		if (all[i].remote && pool_need > 0 &&
+		    (long long)all[i].pool_avail_mib / pool_need < all[i].slots)
+			all[i].slots = (int)(all[i].pool_avail_mib / pool_need);
+		if (all[i].slots < 1) {
+			log_info("host '%s' has no room now (%u cores, %d mmci "
+				 "guest(s), %llu MiB available%s)", all[i].uri,
+				 all[i].cores, all[i].mmci_domains,
+				 all[i].avail_mib, all[i].remote &&
+				 !all[i].pool_ok ? ", no active pool" : "");
+			continue;
+		}
+		h[nh] = all[i];
+		memset(&all[i], 0, sizeof(all[i]));
+		nh++;
+	}
+	hosts_release(all, n);
+	*out = h;
+	return nh;
+}
+
+int measure_slots(const struct measure *m)
+{
+	struct host *h;
+	size_t n = plan_hosts(m, &h), i;
+	int slots = 0;
+
+	for (i = 0; i < n; i++)
+		slots += h[i].slots;
+	hosts_release(h, n);
+	return slots;
 }
 
 /* one boot of the pool: which kernel, which boot of it, its child */
 struct pool_boot {
 	size_t k;
 	int idx;
+	size_t host;		/* index into the pool's hosts */
 	pid_t pid;
 	int peers;		/* most boots running at once during it */
 	int ok;
@@ -235,13 +325,15 @@ struct pool_boot {
 
 /* the child: its own connection to the database, one boot, its result */
 static NORETURN void boot_child(const struct measure *m,
-				const struct pool_boot *b)
+				const struct pool_boot *b, const char *uri)
 {
 	struct db db = { 0 };
 	int rc = 1;
 
 	/* like run-command.c's children: it goes when mmci goes */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+		_exit(1);
+	if (uri && setenv("MMCI_LIBVIRT_URI", uri, 1) < 0)
 		_exit(1);
 	if (!db_open(&db, m->db->path)) {
 		rc = run_boot(m->cfg, &db, m->k[b->k].run_id, b->idx) ? 1 : 0;
@@ -269,29 +361,63 @@ static void wait_boot_row(struct measure *m, const struct pool_boot *b)
 	}
 }
 
+/* the host with the most free slots, or -1 when all are busy or lost */
+static int pick_host(const struct host *h, size_t nh)
+{
+	int best = -1, free_best = 0;
+	size_t i;
+
+	for (i = 0; i < nh; i++) {
+		int f = h[i].lost ? 0 : h[i].slots - h[i].running;
+
+		if (f > free_best) {
+			best = (int)i;
+			free_best = f;
+		}
+	}
+	return best;
+}
+
+static int any_host_left(const struct host *h, size_t nh)
+{
+	size_t i;
+
+	for (i = 0; i < nh; i++)
+		if (!h[i].lost)
+			return 1;
+	return 0;
+}
+
 /*
- * Up to @slots boots at once. A boot is our own code (run_boot()), not
- * a program: a fork, not run-command.h. The child opens the database
- * again (an SQLite connection must not cross a fork) and libvirt's
- * connection is opened per boot (vm.c). On SIGTERM/SIGINT the children
- * get it too and fail their boots as interrupted.
+ * Up to each host's slots boots at once (plan_hosts()). A boot is our
+ * own code (run_boot()), not a program: a fork, not run-command.h. The
+ * child opens the database again (an SQLite connection must not cross a
+ * fork), takes its host as MMCI_LIBVIRT_URI, and libvirt's connection is
+ * opened per boot (vm.c). A boot that fails on a host that no longer
+ * answers is booted again, as a new boot of its kernel, on another host:
+ * the failed boot stays recorded with its reason. On SIGTERM/SIGINT the
+ * children get it too and fail their boots as interrupted.
  */
-static int boot_pool(struct measure *m, struct pool_boot *b, size_t n,
-		     int slots)
+static int boot_pool(struct measure *m, struct pool_boot **bp, size_t *np,
+		     size_t *alloc, struct host *h, size_t nh)
 {
 	size_t next = 0, i;
 	int running = 0, ok = 0, forwarded = 0;
 
-	while (next < n || running) {
+	while (next < *np || running) {
+		struct pool_boot *b = *bp;
 		pid_t pid;
-		int st;
+		int st, hi;
 
-		while (running < slots && next < n && !interrupted()) {
+		while (next < *np && !interrupted() &&
+		       (hi = pick_host(h, nh)) >= 0) {
 			struct measure_kernel *k = &m->k[b[next].k];
 
-			progress("boot %d of %s (run #%lld)%s", b[next].idx + 1,
-				 k->label, k->run_id,
-				 slots > 1 ? ", next to others" : "");
+			b[next].host = hi;
+			progress("boot %d of %s (run #%lld)%s%s%s",
+				 b[next].idx + 1, k->label, k->run_id,
+				 running ? ", next to others" : "",
+				 nh > 1 ? " on " : "", nh > 1 ? h[hi].uri : "");
 			fflush(stdout);
 			fflush(stderr);
 			pid = fork();
@@ -300,17 +426,19 @@ static int boot_pool(struct measure *m, struct pool_boot *b, size_t n,
 				break;
 			}
 			if (!pid)
-				boot_child(m, &b[next]);
+				boot_child(m, &b[next], nh > 1 ? h[hi].uri :
+								  NULL);
 			b[next].pid = pid;
 			wait_boot_row(m, &b[next]);
 			running++;
+			h[hi].running++;
 			for (i = 0; i <= next; i++)
 				if (b[i].pid > 0 && b[i].peers < running)
 					b[i].peers = running;
 			next++;
 		}
 		if (!running)
-			break;	/* interrupted, or no fork */
+			break;	/* interrupted, no fork, or no host left */
 		pid = waitpid(-1, &st, 0);
 		if (pid < 0) {
 			if (errno != EINTR)
@@ -324,17 +452,44 @@ static int boot_pool(struct measure *m, struct pool_boot *b, size_t n,
 			continue;
 		}
 		for (i = 0; i < next; i++) {
+			struct host *bh = &h[b[i].host];
+
 			if (b[i].pid != pid)
 				continue;
 			b[i].pid = 0;
 			b[i].ok = WIFEXITED(st) && !WEXITSTATUS(st);
 			ok += b[i].ok;
 			running--;
+			bh->running--;
 			if (run_mark_concurrent(m->db, m->k[b[i].k].run_id,
 						b[i].idx, b[i].peers) < 0)
 				log_warnx("boot %d of run #%lld ran with %d "
 					  "at once", b[i].idx,
 					  m->k[b[i].k].run_id, b[i].peers);
+			if (b[i].ok || interrupted() || nh < 2)
+				continue;
+			/* failed on a host that answers: its own reason */
+			if (!bh->lost && host_alive(bh->uri))
+				continue;
+			bh->lost = 1;
+			if (!any_host_left(h, nh)) {
+				error("host '%s' is gone, and no other host is "
+				      "left", bh->uri);
+				continue;
+			}
+			/* boot it again elsewhere, as a new boot */
+			ALLOC_GROW(*bp, *np + 1, *alloc);
+			b = *bp;
+			b[*np] = b[i];
+			b[*np].pid = 0;
+			b[*np].peers = 0;
+			b[*np].ok = 0;
+			b[*np].idx = m->k[b[i].k].boots++;
+			progress("host '%s' is gone: boot %d of %s is booted "
+				 "again on another host as boot %d", bh->uri,
+				 b[i].idx + 1, m->k[b[i].k].label,
+				 b[*np].idx + 1);
+			(*np)++;
 		}
 	}
 	return ok;
@@ -344,8 +499,13 @@ static int boot_pool(struct measure *m, struct pool_boot *b, size_t n,
 static int measure_boots(struct measure *m, const size_t *which, size_t n)
 {
 	struct pool_boot *b = xcalloc(n ? n : 1, sizeof(*b));
-	size_t nb = 0, i;
-	int slots = measure_slots(m), ok = 0;
+	size_t nb = 0, i, alloc = n ? n : 1, nh;
+	struct host *h;
+	int slots = 0, ok = 0;
+
+	nh = plan_hosts(m, &h);
+	for (i = 0; i < nh; i++)
+		slots += h[i].slots;
 
 	for (i = 0; i < n; i++) {
 		struct measure_kernel *k = &m->k[which[i]];
@@ -357,9 +517,16 @@ static int measure_boots(struct measure *m, const size_t *which, size_t n)
 		nb++;
 	}
 	if (slots > 1 && nb > 1) {
-		progress("%zu boot(s), up to %d at once (icount: the values do "
-			 "not depend on the host's load)", nb, slots);
-		ok = boot_pool(m, b, nb, slots);
+		progress("%zu boot(s), up to %d at once%s%s (icount: the "
+			 "values do not depend on the host's load)", nb, slots,
+			 nh > 1 ? " on " : "", nh > 1 ? "several hosts" : "");
+		for (i = 0; nh > 1 && i < nh; i++)
+			progress("host '%s': %d slot(s), QEMU %s, %s, %u cores, "
+				 "%llu MiB available", h[i].uri, h[i].slots,
+				 h[i].qemu ? h[i].qemu : "?",
+				 h[i].arch ? h[i].arch : "?", h[i].cores,
+				 h[i].avail_mib);
+		ok = boot_pool(m, &b, &nb, &alloc, h, nh);
 	} else {
 		for (i = 0; i < nb; i++) {
 			struct measure_kernel *k = &m->k[b[i].k];
@@ -370,6 +537,7 @@ static int measure_boots(struct measure *m, const size_t *which, size_t n)
 		}
 	}
 	free(b);
+	hosts_release(h, nh);
 	return ok;
 }
 

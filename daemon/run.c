@@ -17,6 +17,7 @@
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
+#include "hosts.h"
 #include "image.h"
 #include "interrupt.h"
 #include "result.h"
@@ -477,7 +478,11 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	if (vmem_mib < 0)
 		goto out;
 	ram_mib = guest_ram_mib(o, wl.buf, vmem_mib);
+	/* a libvirt that does not answer: another one, or one error */
+	hosts_pick_home();
 	n = vm_cleanup_stale();
+	if (n < 0)
+		goto out;
 	if (n > 0)
 		log_info("destroyed %d domain(s) left by a killed mmci", n);
 	if (o->clock && strcmp(o->clock, "icount") && strcmp(o->clock, "wall")) {
@@ -718,6 +723,29 @@ static char *backing_path(const struct mmci_config *cfg, const char *backing,
 	return p;
 }
 
+/*
+ * vm_spec.boot_over: a domain of this database's boots (named as in
+ * run_boot()) whose row is not 'running' any more
+ */
+static int boot_over(const char *name, void *opaque)
+{
+	struct db *db = opaque;
+	char tag[9];
+	const char *rest;
+	long long run_id;
+	int idx, end = 0;
+
+	db_tag(db, tag);
+	if (!skip_prefix(name, VM_NAME_PREFIX, &rest) ||
+	    !skip_prefix(rest, tag, &rest) ||
+	    sscanf(rest, "-run%lld-boot%d%n", &run_id, &idx, &end) != 2 ||
+	    rest[end])
+		return 0;
+	return db_int(db, 0, "SELECT count(*) FROM boots WHERE run_id = ? "
+		      "AND idx = ? AND status != 'running'", "ii", run_id,
+		      (long long)idx) > 0;
+}
+
 int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	     int idx)
 {
@@ -755,9 +783,10 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	unlink(console);
 	unlink(results);
 	if (db_run(db, "INSERT OR REPLACE INTO boots (run_id, idx, status, "
-		   "console_log, results_log, started_at) VALUES "
-		   "(?, ?, 'running', ?, ?, ?)", "iittd", run_id,
-		   (long long)idx, console, results, (double)time(NULL)) < 0)
+		   "console_log, results_log, started_at, host) VALUES "
+		   "(?, ?, 'running', ?, ?, ?, ?)", "iittdt", run_id,
+		   (long long)idx, console, results, (double)time(NULL),
+		   vm_uri()) < 0)
 		goto out;
 	boot_id = db_last_id(db);
 
@@ -796,17 +825,21 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.icount = !strcmp(r.clock, "icount");
 	spec.timeout_s = r.timeout_s;
 	spec.template_path = template;
+	spec.boot_over = boot_over;
+	spec.boot_over_data = db;
 	spec.label = label = xstrfmt("run #%lld boot %d", run_id, idx);
 
-	if (vm_create_backing(backing, r.nvdimm_mib) < 0) {
+	/* a staged boot gets a sparse volume on its host instead (vm.h) */
+	if (!vm_staged() && vm_create_backing(backing, r.nvdimm_mib) < 0) {
 		strbuf_addf(&why, "cannot create the NVDIMM backing '%s'",
 			    backing);
 		goto record;
 	}
 	progress("run #%lld boot %d: %s, %s, %llu GiB NVDIMM on %s, "
-		 "timeout %lld s", run_id, idx, r.accel, r.clock,
+		 "timeout %lld s%s%s", run_id, idx, r.accel, r.clock,
 		 (unsigned long long)r.nvdimm_mib >> 10, r.backing,
-		 r.timeout_s);
+		 r.timeout_s, vm_staged() ? ", on " : "",
+		 vm_staged() ? vm_uri() : "");
 	started = vm_run(&spec, &vres) == 0;
 	unlink(backing);
 	if (!started) {
@@ -833,6 +866,9 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	else if (vres.exit_kind == VM_TIMEOUT)
 		strbuf_addf(&why, "the guest did not finish within %lld s "
 			    "(hung?): see %s", r.timeout_s, console);
+	else if (vres.exit_kind == VM_HOST_LOST)
+		strbuf_addf(&why, "the host went away "
+			    "during the boot: %s: see %s", vres.error, console);
 	else if (vres.exit_kind == VM_CRASHED)
 		strbuf_addf(&why, "the guest crashed%s%s: see %s",
 			    vres.error[0] ? ": " : "", vres.error, console);
