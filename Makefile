@@ -51,7 +51,8 @@ BASIC_CFLAGS += $(SANITIZE_FLAGS)
 endif
 ALL_LDFLAGS = $(SANITIZE_FLAGS) $(LDFLAGS)
 
-PROVE_OPTS ?= -v
+# --timer: each file's start and duration, for the time budget (README)
+PROVE_OPTS ?= -v --timer
 
 ifneq ($(V),1)
 QUIET_CC = @echo '   CC $@';
