@@ -130,6 +130,8 @@ static int opts_from_run(struct run_row *r, struct run_opts *o,
 		o->hotplug_iters = json_integer_value(v);
 	if ((s = jstr(r->pj, "kmem_online")))
 		o->kmem_online = s;
+	if ((s = jstr(r->pj, "vmem_online")))
+		o->vmem_online = s;
 	if ((s = jstr(r->pj, "kmem_memmap")))
 		o->kmem_memmap = s;
 	o->extra = jstr(r->pj, "extra");

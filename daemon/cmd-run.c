@@ -37,8 +37,11 @@ static const char run_usage[] =
 	"  --map LIST         memmap on the device and/or in RAM (dev,mem)\n"
 	"  --vmem-sizes LIST  virtio-mem plug steps, then unplug (8G,16G)\n"
 	"  --hotplug-iters N  virtio-mem and kmem cycles per boot (3)\n"
+	"  --vmem-online LIST auto_online_blocks policies for virtio-mem\n"
+	"                     (online_movable; offline: the runner onlines\n"
+	"                     each added block, timed as metric 'online')\n"
 	"  --kmem-online LIST auto-online policies for kmem\n"
-	"                     (online,online_movable)\n"
+	"                     (online,online_movable; also offline)\n"
 	"  --kmem-memmap LIST where kmem puts the memmap (ram,on_memory)\n"
 	"  --memmap-on-memory on|off  the kernel's global switch for\n"
 	"                     virtio-mem and kmem (on if kmem needs it)\n"
@@ -75,6 +78,7 @@ int run_args_parse(struct run_args *a, int argc, char **argv)
 		{ "vmem-sizes", required_argument, NULL, 'V' },
 		{ "hotplug-iters", required_argument, NULL, 'H' },
 		{ "kmem-online", required_argument, NULL, 'O' },
+		{ "vmem-online", required_argument, NULL, 'Q' },
 		{ "kmem-memmap", required_argument, NULL, 'M' },
 		{ "param", required_argument, NULL, 'P' },
 		{ "memremap-size", required_argument, NULL, 'S' },
@@ -116,6 +120,7 @@ int run_args_parse(struct run_args *a, int argc, char **argv)
 							 optarg);
 			break;
 		case 'O': a->o.kmem_online = optarg; break;
+		case 'Q': a->o.vmem_online = optarg; break;
 		case 'M': a->o.kmem_memmap = optarg; break;
 		case 'P':
 			if (!starts_with(optarg, "mmci."))

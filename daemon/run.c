@@ -39,6 +39,7 @@ void run_opts_init(struct run_opts *o)
 	o->vmem_sizes = "8G,16G";
 	o->hotplug_iters = 3;
 	o->kmem_online = "online,online_movable";
+	o->vmem_online = "online_movable";
 	o->kmem_memmap = "ram,on_memory";
 	o->memremap_size = "64G";
 	o->nvdimm_mib = 100 << 10;
@@ -319,9 +320,13 @@ static int check_opts(const struct run_opts *o)
 	if (!only_words(o->map, "dev mem"))
 		return error("the memmap goes to dev, mem or dev,mem, not '%s'",
 			     o->map);
-	if (!only_words(o->kmem_online, "online online_movable"))
-		return error("kmem onlines to online, online_movable or both, "
-			     "not '%s'", o->kmem_online);
+	if (!only_words(o->vmem_online, "online online_movable offline"))
+		return error("virtio-mem onlines to online, online_movable or "
+			     "offline (the runner onlines), not '%s'",
+			     o->vmem_online);
+	if (!only_words(o->kmem_online, "online online_movable offline"))
+		return error("kmem onlines to online, online_movable, offline "
+			     "or a list of them, not '%s'", o->kmem_online);
 	if (!only_words(o->kmem_memmap, "ram on_memory"))
 		return error("kmem's memmap goes to ram, on_memory or both, "
 			     "not '%s'", o->kmem_memmap);
@@ -390,7 +395,8 @@ static char *guest_cmdline(const struct run_opts *o, const char *wl,
 		strbuf_addf(&sb, " mmci.hotplug_iters=%u",
 			    o->hotplug_iters);
 	if (has_word(wl, "virtio-mem"))
-		strbuf_addf(&sb, " mmci.vmem_sizes=%s", vmem_steps);
+		strbuf_addf(&sb, " mmci.vmem_sizes=%s mmci.vmem_online=%s",
+			    vmem_steps, o->vmem_online);
 	if (has_word(wl, "memremap"))
 		strbuf_addf(&sb, " mmci.memremap_size=%s",
 			    bytes_list(o->memremap_size, &mr));
@@ -520,7 +526,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	timeout = o->timeout_s ? o->timeout_s :
 				 default_timeout(o, wl.buf, vmem_mib);
 	pj = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s*, "
-		       "s:b, s:I, s:i, s:s}",
+		       "s:b, s:I, s:i, s:s, s:s*}",
 		       "workloads", wl.buf, "iters", o->iters,
 		       "fsdax_align", o->fsdax_align,
 		       "devdax_align", o->devdax_align, "map", o->map,
@@ -530,7 +536,8 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		       "kmem_memmap", o->kmem_memmap, "extra", o->extra,
 		       "pin", pin, "vmem_max_mib",
 		       (json_int_t)vmem_mib, "timeout_s", (int)timeout,
-		       "cmdline", cmdline);
+		       "cmdline", cmdline, "vmem_online",
+		       has_word(wl.buf, "virtio-mem") ? o->vmem_online : NULL);
 	if (!pj) {
 		error("cannot encode the parameters of the run");
 		goto out;

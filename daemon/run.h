@@ -35,6 +35,7 @@ struct run_opts {
 	const char *vmem_sizes;       /* virtio-mem plug steps, "8G,16G" */
 	unsigned int hotplug_iters;   /* virtio-mem/kmem cycles per boot */
 	const char *kmem_online;      /* "online,online_movable" */
+	const char *vmem_online;      /* "online_movable" */
 	const char *kmem_memmap;      /* "ram,on_memory" */
 	const char *memremap_size;    /* DEVICE_PRIVATE range, "64G" */
 	int memmap_on_memory;         /* memory_hotplug.memmap_on_memory=:

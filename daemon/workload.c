@@ -67,6 +67,9 @@ static const struct metric_def vmem_metrics[] = {
 	{ "unplug", "ms", 1, 0.001,
 	  "virtio-mem unplug of everything, from the config interrupt until "
 	  "the guest is back to its boot memory" },
+	{ "online", "ms", 1, 0.001,
+	  "auto_online_blocks=offline: the part of a plug the runner spent "
+	  "onlining the blocks virtio-mem added offline" },
 	{ NULL }
 };
 
@@ -101,7 +104,8 @@ const struct workload_def workload_defs[] = {
 	{ "virtio-mem",
 	  "virtio-mem plug in steps and unplug, resized by the host through "
 	  "libvirt",
-	  "mmci.vmem_sizes mmci.hotplug_iters", vmem_metrics },
+	  "mmci.vmem_sizes mmci.vmem_online mmci.hotplug_iters",
+	  vmem_metrics },
 	{ "kmem",
 	  "namespace0.0 as devdax, onlined as system RAM by kmem and taken "
 	  "back",

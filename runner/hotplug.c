@@ -455,7 +455,9 @@ static void zones_grown(const struct zones *a, const struct zones *b,
  */
 static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 {
-	unsigned long long size_pages = k->size / page_size();
+	/* "offline": kmem adds the blocks and nobody onlines them */
+	const int offline = !strcmp(mode, "offline");
+	unsigned long long size_pages = offline ? 0 : k->size / page_size();
 	struct zones z0, z1, z2;
 	unsigned long mt0, mt1, mt2, online, exist;
 	long long t0, t1, t2, t3, delta_kib;
@@ -487,10 +489,12 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	zones_read(&z1);
 	mt1 = memtotal_kib();
 	delta_kib = (long long)mt1 - (long long)mt0;
-	if (exist != k->nr_blocks || online != k->nr_blocks) {
+	if (exist != k->nr_blocks ||
+	    online != (offline ? 0 : k->nr_blocks)) {
 		emit_error(KMEM, iter,
 			   "after the bind %lu of %lu memory blocks exist and "
-			   "%lu are online", exist, k->nr_blocks, online);
+			   "%lu are online (auto_online_blocks=%s)", exist,
+			   k->nr_blocks, online, mode);
 		bad = 1;
 	}
 	if (z1.present - z0.present != size_pages) {
@@ -502,7 +506,14 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	}
 	/* the memmap on the memory is present but not managed */
 	effective = delta_kib < (long long)(k->size / 1024);
-	if (!bad && iter == 0) {
+	if (offline) {
+		/* offline memory is in neither MemTotal nor present */
+		if (!bad && delta_kib) {
+			emit_error(KMEM, iter, "MemTotal changed by %lld KiB "
+				   "with every block offline", delta_kib);
+			bad = 1;
+		}
+	} else if (!bad && iter == 0) {
 		zones_grown(&z0, &z1, grown, sizeof(grown));
 		emit_info(KMEM, "zones_grown", grown);
 		info_ll(KMEM, "memtotal_delta_kib", delta_kib);
@@ -512,7 +523,8 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 			info_ll(KMEM, "memmap_kib",
 				(long long)(k->size / 1024) - delta_kib);
 	}
-	if (!bad && (delta_kib > (long long)(k->size / 1024) || delta_kib <= 0 ||
+	if (!bad && !offline &&
+	    (delta_kib > (long long)(k->size / 1024) || delta_kib <= 0 ||
 		     (effective &&
 		      ((k->size / 1024 - delta_kib) % k->nr_blocks)))) {
 		emit_error(KMEM, iter,
@@ -520,7 +532,7 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 			   delta_kib, k->size / 1024);
 		bad = 1;
 	}
-	if (!bad && effective != want_mm) {
+	if (!bad && !offline && effective != want_mm) {
 		emit_error(KMEM, iter,
 			   "memmap_on_memory=%d asked for, but the memmap is "
 			   "%s (MemTotal grew by %lld of %lu KiB)", want_mm,
@@ -584,10 +596,24 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 }
 
 /* one online mode x memmap placement; returns kmem_iter()'s worst */
+static const char *online_mode(unsigned int online)
+{
+	return online == ONLINE_MOVABLE ? "online_movable" :
+	       online == ONLINE_OFFLINE ? "offline" : "online";
+}
+
+/*
+ * The policies in the order they run in one boot: online_movable first,
+ * online (ZONE_NORMAL) last: offlining ZONE_NORMAL memory fails when
+ * kernel allocations landed in it, and that ends the workload.
+ */
+static const unsigned int online_order[] = {
+	ONLINE_MOVABLE, ONLINE_OFFLINE, ONLINE_KERNEL,
+};
+
 static int kmem_variant(struct kmem *k, unsigned int online, unsigned int mm)
 {
-	const char *mode = online == ONLINE_MOVABLE ? "online_movable" :
-						      "online";
+	const char *mode = online_mode(online);
 	int want_mm = mm == MEMMAP_ON_MEMORY;
 	char path[PATH_MAX + 32];
 	unsigned int i;
@@ -635,6 +661,7 @@ int run_kmem(const struct params *p)
 	struct kmem k = { .p = p };
 	char old_online[32] = "", path[PATH_MAX + 32];
 	unsigned int on, mm;
+	size_t i;
 	int rc;
 
 	if (access(AUTO_ONLINE, W_OK)) {
@@ -680,12 +707,9 @@ int run_kmem(const struct params *p)
 		goto out;
 	k.id_added = 1;
 
-	/*
-	 * online_movable first: offlining ZONE_NORMAL memory fails when
-	 * kernel allocations landed in it, and that ends the workload.
-	 */
 	rc = 0;
-	for (on = ONLINE_MOVABLE; on >= ONLINE_KERNEL && rc != -2; on >>= 1) {
+	for (i = 0; i < ARRAY_SIZE(online_order) && rc != -2; i++) {
+		on = online_order[i];
 		if (!(p->kmem_online & on))
 			continue;
 		for (mm = MEMMAP_RAM; mm <= MEMMAP_ON_MEMORY && rc != -2;
@@ -726,6 +750,18 @@ struct vmem {
 	unsigned long base_memtotal;	/* KiB */
 	unsigned long requested_mib;	/* last request */
 	int samples;
+	/*
+	 * auto_online_blocks=offline: virtio-mem adds blocks offline and
+	 * stops adding while too much of its memory is offline (its
+	 * offline_threshold), so the runner onlines each block it hears of
+	 * (an "add" uevent) as online_movable, and times those writes.
+	 */
+	int offline;
+	unsigned long pending[256];	/* blocks added, not onlined yet */
+	unsigned int nr_pending;
+	int rescan;		/* uevents lost: look at every block */
+	long long online_ns;	/* spent onlining in this step */
+	unsigned long onlined;	/* blocks the runner onlined */
 };
 
 static const char VMEM[] = "virtio-mem";
@@ -919,6 +955,110 @@ static int uevent_drain(int fd)
 	}
 }
 
+/* one uevent message: an "add" of a memory block goes to v->pending */
+static void vmem_note_uevent(struct vmem *v, const char *msg)
+{
+	const char *p;
+	char *end;
+	unsigned long n;
+
+	static const char add[] = "add@/devices/system/memory/memory";
+
+	if (strncmp(msg, add, sizeof(add) - 1))
+		return;
+	p = msg + sizeof(add) - 1;
+	n = strtoul(p, &end, 10);
+	if (end == p || *end)
+		return;
+	if (v->nr_pending < ARRAY_SIZE(v->pending))
+		v->pending[v->nr_pending++] = n;
+	else
+		v->rescan = 1;
+}
+
+/* uevent_drain(), keeping the memory blocks added for v->offline */
+static int vmem_drain(struct vmem *v)
+{
+	char buf[8192];
+	int memory = 0;
+
+	if (!v->offline)
+		return uevent_drain(v->uevent_fd);
+	if (v->uevent_fd < 0) {
+		v->rescan = 1;
+		return 0;
+	}
+	for (;;) {
+		ssize_t n = recv(v->uevent_fd, buf, sizeof(buf) - 1,
+				 MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {
+			memory = v->rescan = 1;
+			continue;
+		}
+		if (n <= 0)
+			return memory;
+		buf[n] = '\0';
+		if (strstr(buf, "@/devices/system/memory/memory"))
+			memory = 1;
+		vmem_note_uevent(v, buf);
+	}
+}
+
+/* online memory block n as online_movable if it is offline; timed */
+static int vmem_online_block(struct vmem *v, unsigned long n)
+{
+	char path[PATH_MAX], state[32];
+	long long t;
+	int rc;
+
+	xsnprintf(path, sizeof(path), "%s/memory%lu/state", MEMORY_DIR, n);
+	if (read_file(path, state, sizeof(state)) || strcmp(state, "offline"))
+		return 0;
+	t = now_ns();
+	rc = sysfs_write(path, "online_movable", NULL);
+	v->online_ns += now_ns() - t;
+	if (rc) {
+		emit_error(VMEM, -1, "write 'online_movable' to %s: %s", path,
+			   strerror(-rc));
+		return -1;
+	}
+	v->onlined++;
+	return 1;
+}
+
+/* online what virtio-mem added offline; a rescan looks at every block */
+static void vmem_online_pending(struct vmem *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nr_pending; i++)
+		vmem_online_block(v, v->pending[i]);
+	v->nr_pending = 0;
+	if (v->rescan) {
+		DIR *d = opendir(MEMORY_DIR);
+		struct dirent *de;
+
+		v->rescan = 0;
+		while (d && (de = readdir(d))) {
+			const char *p;
+			char *end;
+			unsigned long n;
+
+			if (strncmp(de->d_name, "memory", 6))
+				continue;
+			p = de->d_name + strlen("memory");
+			n = strtoul(p, &end, 10);
+			if (end != p && !*end)
+				vmem_online_block(v, n);
+		}
+		if (d)
+			closedir(d);
+	}
+}
+
 static void set_sched(int policy)
 {
 	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO };
@@ -979,7 +1119,7 @@ static int vmem_wait_uevent(struct vmem *v, long long deadline, long long *t0)
 	unsigned long spins;
 
 	for (spins = 0; spins < IRQ_SPIN_MAX; spins++) {
-		if (uevent_drain(v->uevent_fd)) {
+		if (vmem_drain(v)) {
 			*t0 = now_ns();
 			return 0;
 		}
@@ -1010,6 +1150,10 @@ static int vmem_wait_target(struct vmem *v, unsigned long target_pages,
 	for (;;) {
 		struct pollfd pfd = { .fd = v->uevent_fd, .events = POLLIN };
 
+		if (v->offline && (v->nr_pending || v->rescan)) {
+			vmem_online_pending(v);
+			check = 1;
+		}
 		mt = memtotal_kib();
 		if (mt != last_mt || check || v->uevent_fd < 0) {
 			last_mt = mt;
@@ -1027,7 +1171,9 @@ static int vmem_wait_target(struct vmem *v, unsigned long target_pages,
 			return -ETIMEDOUT;
 		if (poll(&pfd, v->uevent_fd < 0 ? 0 : 1,
 			 present_ok ? RELEASE_POLL_MS : POLL_MS) > 0)
-			check = uevent_drain(v->uevent_fd);
+			check = vmem_drain(v);
+		else if (v->offline && v->uevent_fd < 0)
+			v->rescan = 1;	/* no uevents: look now and then */
 	}
 }
 
@@ -1082,6 +1228,10 @@ static int vmem_step(struct vmem *v, const char *metric, unsigned long mib,
 	timeout = (STEP_BASE_S + STEP_PER_GIB_S * ((moved + (1ULL << 30) - 1) >>
 						   30)) * NS_PER_S;
 	uevent_drain(v->uevent_fd);
+	v->nr_pending = 0;
+	v->online_ns = 0;
+	v->onlined = 0;
+	v->rescan = 0;
 	have_irq = v->count_fd >= 0 && !vmem_irq_count(v, &c0);
 
 	vmem_request(v, mib);
@@ -1126,7 +1276,13 @@ static int vmem_step(struct vmem *v, const char *metric, unsigned long mib,
 	if (t0) {
 		emit_sample_unit(VMEM, metric, "ms", iter, (t1 - t0) / 1e6, 3);
 		v->samples++;
+		/* the part of a plug the runner spent onlining */
+		if (v->offline && mib > 0)
+			emit_sample_unit(VMEM, "online", "ms", iter,
+					 v->online_ns / 1e6, 3);
 	}
+	if (v->offline && mib > 0 && iter == 0)
+		info_ll(VMEM, "blocks_onlined_by_runner", (long long)v->onlined);
 	fprintf(stderr, "mmci-runner: virtio-mem %s to %lu MiB iter %d: "
 		"%.3f ms\n", metric, mib, iter, t0 ? (t1 - t0) / 1e6 : -1.0);
 	if (iter == 0)
@@ -1164,6 +1320,7 @@ int run_virtio_mem(const struct params *p)
 	char old_online[32] = "", name[32];
 	const char *kind = NULL;
 	unsigned int nr, cycle, i;
+	size_t pi;
 	long long plugged;
 	struct sched_param sp = { .sched_priority = 1 };
 	struct zones z;
@@ -1226,10 +1383,6 @@ int run_virtio_mem(const struct params *p)
 		emit_info(VMEM, "sched_fifo", strerror(errno));
 
 	read_file(AUTO_ONLINE, old_online, sizeof(old_online));
-	/* memory onlined to ZONE_NORMAL often fails to unplug */
-	if (write_attr(VMEM, -1, AUTO_ONLINE, "online_movable", NULL))
-		goto out;
-	info_file(VMEM, "auto_online_blocks", AUTO_ONLINE);
 
 	rc = zones_read(&z);
 	if (rc) {
@@ -1242,19 +1395,41 @@ int run_virtio_mem(const struct params *p)
 	emit_info_ul(VMEM, "memtotal_kib", v.base_memtotal);
 	emit_info_ul(VMEM, "present_pages", v.base_present);
 
-	for (cycle = 0, rc = 0; cycle < p->hotplug_iters && !rc; cycle++) {
-		for (i = 0; i < nr && !rc; i++) {
-			size_name((unsigned long long)mib[i] << 20, name,
-				  sizeof(name));
-			set_variant("to=%s", name);
-			rc = vmem_step(&v, "plug", mib[i], cycle);
-		}
-		if (rc)
+	/*
+	 * One policy after the other (online_order: ZONE_NORMAL memory,
+	 * which may not unplug, last). online_movable, the default, keeps
+	 * the variants "to=SIZE" and "from=SIZE" of earlier runs; the others
+	 * add ",online=POLICY".
+	 */
+	for (pi = 0, rc = 0; pi < ARRAY_SIZE(online_order) && !rc; pi++) {
+		const char *mode = online_mode(online_order[pi]);
+		char suffix[32] = "";
+
+		if (!(p->vmem_online & online_order[pi]))
+			continue;
+		if (online_order[pi] != ONLINE_MOVABLE)
+			xsnprintf(suffix, sizeof(suffix), ",online=%s", mode);
+		v.offline = online_order[pi] == ONLINE_OFFLINE;
+		if (write_attr(VMEM, -1, AUTO_ONLINE, mode, NULL)) {
+			rc = -1;
 			break;
-		set_variant("from=%s", name);
-		rc = vmem_step(&v, "unplug", 0, cycle);
+		}
+		info_file(VMEM, "auto_online_blocks", AUTO_ONLINE);
+		for (cycle = 0; cycle < p->hotplug_iters && !rc; cycle++) {
+			for (i = 0; i < nr && !rc; i++) {
+				size_name((unsigned long long)mib[i] << 20,
+					  name, sizeof(name));
+				set_variant("to=%s%s", name, suffix);
+				rc = vmem_step(&v, "plug", mib[i], cycle);
+			}
+			if (rc)
+				break;
+			set_variant("from=%s%s", name, suffix);
+			rc = vmem_step(&v, "unplug", 0, cycle);
+		}
+		clear_variant();
 	}
-	clear_variant();
+	v.offline = 0;
 
 	/* leave nothing plugged, whatever happened */
 	if (v.requested_mib || rc) {

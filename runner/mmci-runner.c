@@ -1609,13 +1609,18 @@ static void param_set(struct params *p, const char *key, const char *val)
 				      val, p->hotplug_iters);
 		else
 			p->hotplug_iters = v;
-	} else if (!strcmp(key, "mmci.kmem_online")) {
+	} else if (!strcmp(key, "mmci.kmem_online") ||
+		   !strcmp(key, "mmci.vmem_online")) {
+		/* bit order: ONLINE_KERNEL, ONLINE_MOVABLE, ONLINE_OFFLINE */
 		static const char *const names[] = { "online",
-						     "online_movable", NULL };
+						     "online_movable",
+						     "offline", NULL };
 
-		if (parse_flags(val, names, &p->kmem_online))
-			pending_error("invalid mmci.kmem_online '%s' "
-				      "(online,online_movable)", val);
+		if (parse_flags(val, names, key[5] == 'k' ? &p->kmem_online :
+							    &p->vmem_online))
+			pending_error("invalid %s '%s' "
+				      "(online,online_movable,offline)", key,
+				      val);
 	} else if (!strcmp(key, "mmci.kmem_memmap")) {
 		static const char *const names[] = { "ram", "on_memory", NULL };
 
@@ -1806,6 +1811,7 @@ int main(void)
 		.nr_vmem = 2,
 		.hotplug_iters = DEFAULT_HOTPLUG_ITERS,
 		.kmem_online = ONLINE_KERNEL | ONLINE_MOVABLE,
+		.vmem_online = ONLINE_MOVABLE,
 		.kmem_memmap = MEMMAP_RAM | MEMMAP_ON_MEMORY,
 		.out = xstrdup(DEFAULT_OUT),
 		.bench_iters = DEFAULT_BENCH_ITERS,

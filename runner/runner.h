@@ -24,7 +24,8 @@
 
 /* what a bit of params.maps / kmem_online / kmem_memmap means */
 enum { MAP_DEV = 1, MAP_MEM = 2 };
-enum { ONLINE_KERNEL = 1, ONLINE_MOVABLE = 2 };
+/* auto_online_blocks policies; OFFLINE: the runner onlines (virtio-mem) */
+enum { ONLINE_KERNEL = 1, ONLINE_MOVABLE = 2, ONLINE_OFFLINE = 4 };
 enum { MEMMAP_RAM = 1, MEMMAP_ON_MEMORY = 2 };
 
 struct params {
@@ -48,7 +49,8 @@ struct params {
 	unsigned long vmem_mib[MAX_LIST];	/* plug steps, ascending */
 	unsigned int nr_vmem;
 	unsigned int hotplug_iters;	/* plug/unplug cycles per boot */
-	unsigned int kmem_online;	/* ONLINE_KERNEL | ONLINE_MOVABLE */
+	unsigned int kmem_online;	/* ONLINE_KERNEL | ONLINE_MOVABLE | ... */
+	unsigned int vmem_online;	/* the same, for virtio-mem */
 	unsigned int kmem_memmap;	/* MEMMAP_RAM | MEMMAP_ON_MEMORY */
 };
 

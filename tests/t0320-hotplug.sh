@@ -80,6 +80,36 @@ test_expect 'virtio-mem with memmap_on_memory off and on: two runs' '
 	cat deltas && [ $(wc -l < deltas) -ge 2 ]
 '
 
+test_expect 'auto_online_blocks=offline: virtio-mem onlined by the runner, kmem not at all' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem,virtio-mem \
+		--nvdimm 1G --vmem-sizes 1G --hotplug-iters 1 \
+		--vmem-online online_movable,offline --kmem-online offline \
+		--kmem-memmap ram > out6 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out6) &&
+	[ "$(count $id virtio-mem to=1G plug)" = 1 ] &&
+	[ "$(count $id virtio-mem to=1G,online=offline plug)" = 1 ] &&
+	[ "$(count $id virtio-mem to=1G,online=offline online)" = 1 ] &&
+	[ "$(count $id virtio-mem from=1G,online=offline unplug)" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     variant = \"to=1G\" AND metric = \"online\"")" = 0 ] &&
+	[ "$(sql "SELECT (SELECT value FROM samples WHERE run_id = $id AND
+	     variant = \"to=1G,online=offline\" AND metric = \"online\") <=
+	     (SELECT value FROM samples WHERE run_id = $id AND
+	     variant = \"to=1G,online=offline\" AND metric = \"plug\")")" = 1 ] &&
+	[ "$(sql "SELECT message FROM events WHERE run_id = $id AND
+	     key = \"blocks_onlined_by_runner\"")" = 8 ] &&
+	v="online=offline,memmap_on_memory=0" &&
+	[ "$(count $id kmem "$v" online)" = 1 ] &&
+	[ "$(count $id kmem "$v" offline)" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM events WHERE run_id = $id AND
+	     kind = \"error\"")" = 0 ] &&
+	sql "SELECT json_extract(params, \"$.cmdline\") FROM runs WHERE id = $id" |
+		grep -q "mmci.vmem_online=online_movable,offline" &&
+	! "$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem \
+		--vmem-online sideways 2> err6 &&
+	grep -q "virtio-mem onlines to online, online_movable or offline" err6
+'
+
 test_expect 'a size whose memmap the host cannot hold: refused before boot' '
 	"$MMCI" init --no-tree > /dev/null &&
 	runs=$(sql "SELECT count(*) FROM runs") &&
