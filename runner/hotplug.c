@@ -928,9 +928,11 @@ static int uevent_open(void)
 
 /*
  * Read every queued uevent; 1 if one was about a memory block (or some
- * were lost, which may have been), else 0.
+ * were lost, which may have been), else 0. @each, when not NULL, sees
+ * every message, and *lost (when not NULL) is set if some were lost.
  */
-static int uevent_drain(int fd)
+static int uevent_read(int fd, void (*each)(void *, const char *),
+		       void *data, int *lost)
 {
 	char buf[8192];
 	int memory = 0;
@@ -944,6 +946,8 @@ static int uevent_drain(int fd)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
 			memory = 1;
+			if (lost)
+				*lost = 1;
 			continue;
 		}
 		if (n <= 0)
@@ -952,17 +956,24 @@ static int uevent_drain(int fd)
 		/* "online@/devices/system/memory/memory40" */
 		if (strstr(buf, "@/devices/system/memory/memory"))
 			memory = 1;
+		if (each)
+			each(data, buf);
 	}
 }
 
-/* one uevent message: an "add" of a memory block goes to v->pending */
-static void vmem_note_uevent(struct vmem *v, const char *msg)
+static int uevent_drain(int fd)
 {
+	return uevent_read(fd, NULL, NULL, NULL);
+}
+
+/* one uevent message: an "add" of a memory block goes to v->pending */
+static void vmem_note_uevent(void *data, const char *msg)
+{
+	static const char add[] = "add@/devices/system/memory/memory";
+	struct vmem *v = data;
 	const char *p;
 	char *end;
 	unsigned long n;
-
-	static const char add[] = "add@/devices/system/memory/memory";
 
 	if (strncmp(msg, add, sizeof(add) - 1))
 		return;
@@ -979,32 +990,13 @@ static void vmem_note_uevent(struct vmem *v, const char *msg)
 /* uevent_drain(), keeping the memory blocks added for v->offline */
 static int vmem_drain(struct vmem *v)
 {
-	char buf[8192];
-	int memory = 0;
-
 	if (!v->offline)
 		return uevent_drain(v->uevent_fd);
 	if (v->uevent_fd < 0) {
 		v->rescan = 1;
 		return 0;
 	}
-	for (;;) {
-		ssize_t n = recv(v->uevent_fd, buf, sizeof(buf) - 1,
-				 MSG_DONTWAIT);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS) {
-			memory = v->rescan = 1;
-			continue;
-		}
-		if (n <= 0)
-			return memory;
-		buf[n] = '\0';
-		if (strstr(buf, "@/devices/system/memory/memory"))
-			memory = 1;
-		vmem_note_uevent(v, buf);
-	}
+	return uevent_read(v->uevent_fd, vmem_note_uevent, v, &v->rescan);
 }
 
 /* online memory block n as online_movable if it is offline; timed */
