@@ -26,8 +26,7 @@ need_libvirt
 [ -f /usr/src/linux-source-6.12.tar.xz ] ||
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 PY=/usr/bin/python3
-"$PY" -c 'import aiosmtpd' 2>/dev/null ||
-	skip_all "python3-aiosmtpd is not installed (make setup installs it)"
+. "$SRC/tests/lib-smtp.sh"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || skip_all "chromium is not installed (make setup installs it)"
 CHECK="$PY $SRC/tests/web-check.py"
@@ -38,20 +37,12 @@ unset MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_SEND MMCI_CONFIG \
 	MMCI_DISCOVER_PATHS MMCI_SOURCES MMCI_RUN_ARGS MMCI_PER_PATCH
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0 MMCI_FETCH_ATTEMPTS=2
 
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket()
-s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# the SMTP server: tests/catcher.py
-
-DAEMON_PID= SMTPD_PID=
+DAEMON_PID=
 cleanup() {
 	[ -n "$DAEMON_PID" ] && kill -9 "$DAEMON_PID" 2>/dev/null
 	# the git daemon of the nightly cases (--detach writes its pid)
 	[ -s "$TRASH/git-daemon.pid" ] &&
 		kill "$(cat "$TRASH/git-daemon.pid")" 2>/dev/null
-	[ -n "$SMTPD_PID" ] && kill "$SMTPD_PID" 2>/dev/null
 	stop_nginx
 }
 test_atexit cleanup
@@ -62,27 +53,6 @@ start_daemon() {
 		--listen "127.0.0.1:$(cat "$TRASH/wport")" \
 		>> "$TRASH/daemon.log" 2>&1 &
 	echo $! > "$TRASH/daemon.pid"
-}
-
-# wait_for SECONDS WHAT SQL: until the query prints 1
-wait_for() {
-	i=0
-	until [ "$(sql "$3")" = 1 ]; do
-		i=$((i + 5))
-		if [ $i -gt "$1" ]; then
-			echo "timed out after $1 s waiting for $2"
-			tail -30 "$TRASH/daemon.log"
-			ls "$MMCI_DATA/jobs/" 2>/dev/null
-			return 1
-		fi
-		sleep 5
-	done
-}
-
-# headers FILE: the unfolded header block of a message, CRs removed
-headers() {
-	tr -d "\r" < "$1" | sed "/^$/q" |
-		sed -e ":a" -e "\$!N;s/\n[ \t]/ /;ta" -e "P;D"
 }
 
 test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings' '
@@ -101,12 +71,8 @@ test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings'
 	<id>urn:uuid:00000000-0000-0000-0000-000000000001</id></entry>
 	</feed>
 	EOF
-	mkdir -p "$BOX" && echo defer > "$BOX/mode" && sport=$(free_port) && echo "$sport" > "$TRASH/sport" &&
-	{ PYTHONPATH="$SRC/tests" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
-		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
-	  echo $! > "$TRASH/smtpd.pid"; } &&
-	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $sport), 1)" 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 50 ] || { cat "$TRASH/smtpd.log"; exit 1; }; sleep 0.1; done &&
+	mkdir -p "$BOX" && echo defer > "$BOX/mode" &&
+	smtpd_start "$BOX" "$TRASH/sport" && sport=$(cat "$TRASH/sport") &&
 	free_port > "$TRASH/wport" &&
 	cat > "$TRASH/mmci.conf" <<-EOF
 	# the daemon of this test: the local archive, fast polls, real mail
@@ -124,7 +90,6 @@ test_expect 'the list archive (nginx), the SMTP server (aiosmtpd), the settings'
 	MMCI_MAIL_LOCAL_LINKS=1
 	EOF
 '
-SMTPD_PID=$(cat "$TRASH/smtpd.pid" 2>/dev/null)
 
 test_expect 'init (the tree is shared with the other kernel tests)' '
 	"$MMCI" init

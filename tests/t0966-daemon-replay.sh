@@ -44,8 +44,7 @@ need_libvirt
 [ -f /usr/src/linux-source-6.12.tar.xz ] ||
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 PY=/usr/bin/python3
-"$PY" -c 'import aiosmtpd' 2>/dev/null ||
-	skip_all "python3-aiosmtpd is not installed (make setup installs it)"
+. "$SRC/tests/lib-smtp.sh"
 git daemon -h 2>&1 | grep -q -- --base-path ||
 	skip_all "git daemon is not installed"
 unset MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_SEND MMCI_CONFIG \
@@ -66,16 +65,10 @@ SRV="$TRASH/srv/mm.git"
 SIDE_B="$TRASH/b"
 B=$(git -C "$MMCI_TREE" rev-parse "debian-6.12^{commit}")
 
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket()
-s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 cleanup() {
 	[ -s "$TRASH/daemon.pid" ] && kill -9 "$(cat "$TRASH/daemon.pid")" 2>/dev/null
 	[ -s "$TRASH/git-daemon.pid" ] &&
 		kill "$(cat "$TRASH/git-daemon.pid")" 2>/dev/null
-	[ -s "$TRASH/smtpd.pid" ] && kill "$(cat "$TRASH/smtpd.pid")" 2>/dev/null
 	# the shared tree keeps the objects, not this test's branches
 	for b in mm-new mm-unstable; do
 		git -C "$MMCI_TREE" update-ref -d "refs/remotes/replay/$b" 2>/dev/null
@@ -173,28 +166,6 @@ arrive() {
 	serve "$1" linux-mm "$2" && echo "$2 $3" >> "$TRASH/entries" && feed
 }
 
-# wait_for SECONDS WHAT SQL: until the query prints 1
-wait_for() {
-	i=0
-	until [ "$(sql "$3")" = 1 ]; do
-		i=$((i + 5))
-		if [ $i -gt "$1" ]; then
-			echo "timed out after $1 s waiting for $2"
-			sql "SELECT id, kind, status, series_ref, base_note,
-			     report_note FROM jobs"
-			tail -30 "$TRASH/daemon.log"
-			return 1
-		fi
-		sleep 5
-	done
-}
-
-# headers FILE: the unfolded header block of a message, CRs removed
-headers() {
-	tr -d "\r" < "$1" | sed "/^$/q" |
-		sed -e ":a" -e "\$!N;s/\n[ \t]/ /;ta" -e "P;D"
-}
-
 # mail_to SUBJECT-PATTERN NAME: the one mail in the outbox whose subject
 # matches, its headers in NAME.h and its body in NAME.body
 mail_to() {
@@ -230,12 +201,7 @@ test_expect 'the git server, the list archive, mm-commits, the SMTP server, the 
 	: > entries && feed &&
 	printf "%s\n" "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>mm-commits</title></feed>" \
 		> "$WWW/mm-commits/new.atom" &&
-	mkdir -p "$BOX" && sport=$(free_port) &&
-	{ PYTHONPATH="$SRC/tests" "$PY" -m aiosmtpd -n -l "127.0.0.1:$sport" \
-		-c catcher.Catcher "$BOX" > "$TRASH/smtpd.log" 2>&1 &
-	  echo $! > "$TRASH/smtpd.pid"; } &&
-	i=0 && until "$PY" -c "import socket; socket.create_connection((\"127.0.0.1\", $sport), 1)" 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 50 ] || { cat "$TRASH/smtpd.log"; exit 1; }; sleep 0.1; done &&
+	smtpd_start "$BOX" sport && sport=$(cat sport) &&
 	free_port > wport && port=$(cat port) &&
 	cat > mmci.conf <<-EOF
 	# the daemon of the replay: the local list, tree and mm-commits
