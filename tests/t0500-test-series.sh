@@ -63,6 +63,7 @@ test_expect 'every workload stores every metric on the built 6.12' '
 	"$MMCI" run --build 1 --workloads all --nvdimm 2G --iters 2 \
 		--devdax-align 4K,2M,1G --map dev,mem --vmem-sizes 512M,1G \
 		--hotplug-iters 2 --kmem-online online_movable \
+		--vmem-online online_movable,offline \
 		--memremap-size 4G --label all > r3 &&
 	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" r3) &&
 	"$MMCI" workloads | awk "/^[a-z-]*:/ { w = \$1; sub(\":\", \"\", w) }
