@@ -1388,7 +1388,6 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 	res->domain_xml = xstrdup(xml.buf);
-	res->host = xstrdup(vm_uri());
 	if (access(spec->kernel, R_OK) < 0) {
 		vm_start_failed(res, "cannot read kernel '%s': %s",
 				spec->kernel, strerror(errno));
@@ -1549,9 +1548,7 @@ void vm_result_release(struct vm_result *res)
 	free(res->qemu_version);
 	free(res->libvirt_version);
 	free(res->domain_xml);
-	free(res->host);
 	res->qemu_version = res->libvirt_version = res->domain_xml = NULL;
-	res->host = NULL;
 	strbuf_release(&res->host_log);
 }
 

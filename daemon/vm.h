@@ -100,7 +100,6 @@ struct vm_result {
 	char *qemu_version;	/* "7.2.0", caller frees (vm_result_release) */
 	char *libvirt_version;	/* "9.0.0", caller frees */
 	char *domain_xml;	/* the XML libvirt was given, caller frees */
-	char *host;		/* the libvirt URI it ran on, caller frees */
 	char error[256];	/* why, when exit_kind != VM_POWEROFF */
 	/* what the host did on the guest's requests, a line each */
 	struct strbuf host_log;
