@@ -56,11 +56,6 @@ static char *caps_host_field(const char *caps, const char *tag)
 	return q ? xstrndup(p, q - p) : xstrdup("");
 }
 
-static char *version_str(unsigned long v)
-{
-	return xstrfmt("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
-}
-
 static virConnectPtr host_connect(const char *uri, char *err, size_t len)
 {
 	virConnectPtr conn;
@@ -133,8 +128,8 @@ int host_probe(struct host *h)
 		virConnectClose(conn);
 		return -1;
 	}
-	h->qemu = version_str(hv);
-	h->libvirt = version_str(lib);
+	h->qemu = vm_version_string(hv);
+	h->libvirt = vm_version_string(lib);
 	h->cores = ni.cpus;
 	h->mem_mib = ni.memory >> 10;
 	caps = virConnectGetCapabilities(conn);

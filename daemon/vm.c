@@ -103,7 +103,7 @@ static int vm_last_error_code(void)
 	return err ? err->code : VIR_ERR_OK;
 }
 
-static char *version_string(unsigned long v)
+char *vm_version_string(unsigned long v)
 {
 	return xstrfmt("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 }
@@ -118,8 +118,8 @@ static int vm_conn_versions(virConnectPtr conn, char **qemu, char **libvirt)
 	if (virConnectGetLibVersion(conn, &lib) < 0)
 		return error("cannot get the libvirt version: %s",
 			     virGetLastErrorMessage());
-	*qemu = version_string(hv);
-	*libvirt = version_string(lib);
+	*qemu = vm_version_string(hv);
+	*libvirt = vm_version_string(lib);
 	return 0;
 }
 

@@ -183,6 +183,9 @@ int vm_cleanup_stale(void);
 /* QEMU and libvirt daemon versions ("7.2.0", "9.0.0"); caller frees */
 int vm_versions(char **qemu, char **libvirt);
 
+/* libvirt's version number (major * 1000000 + ...) as "7.2.0" */
+char *vm_version_string(unsigned long v);
+
 /*
  * Remote hosts. A URI naming a host (qemu+tcp://h/system, qemu+ssh://...)
  * cannot see this machine's files: vm_run() uploads the kernel and the
