@@ -2828,26 +2828,6 @@ static void page_branch(struct page *pg, const char *remote,
 	page_end(pg);
 }
 
-/* @name in PATH, or NULL; caller frees */
-static char *find_in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	const char *p, *colon;
-
-	for (p = path ? path : "/usr/bin:/bin"; p && *p; p = colon ?
-	     colon + 1 : NULL) {
-		char *cand;
-
-		colon = strchr(p, ':');
-		cand = xstrfmt("%.*s/%s", (int)(colon ? colon - p :
-			       (ptrdiff_t)strlen(p)), p, name);
-		if (*cand == '/' && !access(cand, X_OK))
-			return cand;
-		free(cand);
-	}
-	return NULL;
-}
-
 void render_error_page(struct strbuf *out, const char *title, const char *msg)
 {
 	struct page pg = { .status = 200 };

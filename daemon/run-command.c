@@ -482,3 +482,22 @@ int capture_command(const char **argv, const char *dir, struct strbuf *out)
 	ret = finish_command(&cmd);
 	return ret;
 }
+
+char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	const char *p, *colon;
+
+	for (p = path ? path : "/usr/bin:/bin"; p && *p; p = colon ?
+	     colon + 1 : NULL) {
+		char *cand;
+
+		colon = strchr(p, ':');
+		cand = xstrfmt("%.*s/%s", (int)(colon ? colon - p :
+			       (ptrdiff_t)strlen(p)), p, name);
+		if (*cand == '/' && !access(cand, X_OK))
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}

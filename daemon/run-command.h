@@ -96,4 +96,7 @@ int capture_command(const char **argv, const char *dir, struct strbuf *out);
 char **child_env(const char *const *env);
 void child_env_free(char **envp);
 
+/* @name's path in PATH (/usr/bin:/bin without one), or NULL; caller frees */
+char *find_in_path(const char *name);
+
 #endif

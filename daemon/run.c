@@ -57,17 +57,6 @@ static int count_words(const char *list)
 	return n;
 }
 
-static int has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p;
-
-	for (p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
-			return 1;
-	return 0;
-}
-
 /* the largest size of a list such as "8G,16G", in MiB; -1 if invalid */
 static long long max_size_mib(const char *list)
 {

@@ -462,3 +462,14 @@ int have_capability(int cap)
 		return 0;
 	return !!(d[cap / 32].effective & (1u << (cap % 32)));
 }
+
+int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return 1;
+	return 0;
+}

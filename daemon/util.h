@@ -93,6 +93,8 @@ int parse_size(const char *s, unsigned long long *bytes);
 int parse_size_mib(const char *s, unsigned long long *mib);
 /* every word of a comma list is a valid size; at most max words */
 int valid_size_list(const char *list, int max);
+/* 1 when @word is one of the comma list @list's items */
+int has_word(const char *list, const char *word);
 
 /* monotonic clock in nanoseconds / seconds as double */
 uint64_t now_ns(void);
