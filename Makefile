@@ -65,7 +65,7 @@ LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/tree.o daemon/apply.o \
-	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
+	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \
 	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/render.o daemon/web.o \
@@ -79,7 +79,14 @@ MMCI_OBJS = $(addprefix $(OUT),daemon/mmci.o $(CMD_OBJS))
 OUT_LIB_OBJS = $(addprefix $(OUT),$(LIB_OBJS))
 UNIT_TESTS = $(patsubst %.c,$(OUT)%,$(wildcard tests/unit/test-*.c))
 
-all: $(OUT)mmci runner/mmci-runner
+# the arm64 guests' runner (daemon/arch.c), when the cross compiler is
+# there (make setup installs gcc-aarch64-linux-gnu); mmci names the
+# package when an arm64 run finds no runner
+CROSS_ARM64 ?= aarch64-linux-gnu-
+ARM64_CC := $(shell command -v $(CROSS_ARM64)gcc 2>/dev/null)
+RUNNERS = runner/mmci-runner $(if $(ARM64_CC),runner/mmci-runner-arm64)
+
+all: $(OUT)mmci $(RUNNERS)
 
 $(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -100,6 +107,10 @@ RUNNER_FLAGS = $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS) $(LDFLAGS))
 runner/mmci-runner: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
 	$(QUIET_CC)$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -Idaemon \
 		$(RUNNER_FLAGS) -static -o $@ $(RUNNER_SRCS)
+
+runner/mmci-runner-arm64: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
+	$(QUIET_CC)$(CROSS_ARM64)gcc -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) \
+		-Idaemon $(RUNNER_FLAGS) -static -o $@ $(RUNNER_SRCS)
 
 $(OUT)tests/unit/test-%: tests/unit/test-%.c $(OUT_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -166,6 +177,7 @@ bench-web: all
 
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
+		runner/mmci-runner-arm64 \
 		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
 	$(RM) -r build-sanitize
 
@@ -195,7 +207,7 @@ SYSTEMCTL ?= systemctl
 INSTALL ?= install
 
 # what mmci reads through project_path() and cfg->project_dir
-INSTALL_PROGS = runner/mmci-runner vm-images/init vm-images/mkinitramfs.sh
+INSTALL_PROGS = $(RUNNERS) vm-images/init vm-images/mkinitramfs.sh
 # (every fragment: `mmci reproduce` looks for a build's one by name)
 INSTALL_DATA = vm-images/domain.xml.in \
 	$(wildcard kernel-patches/config/*.config) \

@@ -18,10 +18,10 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/file.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "build.h"
 #include "bundle.h"
 #include "config.h"
@@ -45,17 +45,21 @@ void build_result_release(struct build_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-char *build_compiler_version(void)
+char *build_compiler_version(const char *cross)
 {
-	const char *argv[] = { "gcc", "--version", NULL };
+	char *gcc = xstrfmt("%sgcc", cross ? cross : "");
+	const char *argv[] = { gcc, "--version", NULL };
 	struct strbuf out = STRBUF_INIT;
 	char *nl;
 
 	if (capture_command(argv, NULL, &out)) {
 		strbuf_release(&out);
-		error("cannot run gcc: install build-essential");
+		error("cannot run %s: install %s", gcc, cross && *cross ?
+		      "gcc-aarch64-linux-gnu (make setup)" : "build-essential");
+		free(gcc);
 		return NULL;
 	}
+	free(gcc);
 	nl = strchr(out.buf, '\n');
 	if (nl)
 		strbuf_setlen(&out, nl - out.buf);
@@ -94,31 +98,65 @@ static char *dotconfig_value(const struct strbuf *dotconfig, const char *name)
 	return v;
 }
 
+/* the option a fragment line sets ("CONFIG_X=v", "# CONFIG_X is not set") */
+static int fragment_option(const char *line, char name[128], char want[256])
+{
+	if (sscanf(line, "# %127[A-Z0-9_] is not set", name) == 1) {
+		want[0] = 'n';
+		want[1] = '\0';
+		return 1;
+	}
+	return sscanf(line, "%127[A-Z0-9_]=%255s", name, want) == 2;
+}
+
+/* does a line after @rest set option @name again? (the last one wins) */
+static int set_again(const char *rest, const char *name)
+{
+	char *copy = xstrdup(rest), *line, *save = NULL;
+	int again = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line && !again;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char n[128], w[256];
+
+		again = fragment_option(line, n, w) && !strcmp(n, name);
+	}
+	free(copy);
+	return again;
+}
+
 /*
- * Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragment must hold
- * in the final .config. Lists the ones that do not into `missing`.
+ * Every "CONFIG_X=v" and "# CONFIG_X is not set" of the fragments (one
+ * after the other in @frags, the last setting of an option wins) must
+ * hold in the final .config, except the options named in @skip (" NAME "
+ * words: options that do not exist on the arch). Lists the ones that do
+ * not into `missing`.
  */
-static int check_fragment(const char *fragment, const char *dotconfig_path,
-			  struct strbuf *missing)
+static int check_fragment(const char *frags, const char *skip,
+			  const char *dotconfig_path, struct strbuf *missing)
 {
 	struct strbuf frag = STRBUF_INIT, dot = STRBUF_INIT;
 	char *line, *save = NULL;
 	int bad = 0;
 
 	strbuf_addch(&dot, '\n'); /* so every line starts with "\n" */
-	if (strbuf_read_file(&frag, fragment, 0) < 0 ||
-	    strbuf_read_file(&dot, dotconfig_path, 0) < 0) {
-		strbuf_release(&frag);
+	if (strbuf_read_file(&dot, dotconfig_path, 0) < 0) {
 		strbuf_release(&dot);
-		return error_errno("cannot read '%s' or '%s'", fragment,
-				   dotconfig_path);
+		return error_errno("cannot read '%s'", dotconfig_path);
 	}
+	strbuf_addstr(&frag, frags);
 	for (line = strtok_r(frag.buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char name[128], want[256];
+		char name[128], want[256], word[132];
 		char *got;
 
-		if (sscanf(line, "# %127[A-Z0-9_] is not set", name) == 1) {
+		if (!fragment_option(line, name, want))
+			continue;
+		xsnprintf(word, sizeof(word), " %s ", name);
+		if (strstr(skip, word) ||
+		    set_again(frags + (line - frag.buf) + strlen(line), name))
+			continue;
+		if (line[0] == '#') {
 			got = dotconfig_value(&dot, name);
 			if (got && strcmp(got, "n")) {
 				strbuf_addf(missing, " %s=%s(want n)", name,
@@ -128,8 +166,6 @@ static int check_fragment(const char *fragment, const char *dotconfig_path,
 			free(got);
 			continue;
 		}
-		if (sscanf(line, "%127[A-Z0-9_]=%255s", name, want) != 2)
-			continue;
 		got = dotconfig_value(&dot, name);
 		if (!got || strcmp(got, want)) {
 			if (!(!got && !strcmp(want, "n"))) {
@@ -185,6 +221,7 @@ static void bench_source_hash(const struct mmci_config *cfg, char out[41])
 }
 
 struct make_ctx {
+	const struct arch *arch;	/* ARCH=, CROSS_COMPILE= */
 	const char *worktree;
 	const char *objdir;
 	const char *log;
@@ -310,8 +347,8 @@ static int run_make(struct make_ctx *mc, const char *what,
 			      "KBUILD_BUILD_HOST=mmci",
 			      "KBUILD_BUILD_TIMESTAMP=1970-01-01", basedir,
 			      "CCACHE_NOHASHDIR=1", NULL };
-	char jobs[32], odir[4096];
-	const char *argv[16];
+	char jobs[32], odir[4096], arch[64], cross[128], cc[160];
+	const char *argv[20];
 	struct child_process cmd = CHILD_PROCESS_INIT;
 	int argc = 0, attempt, code = 0;
 
@@ -321,9 +358,20 @@ static int run_make(struct make_ctx *mc, const char *what,
 	argv[argc++] = "-s";
 	argv[argc++] = jobs;
 	argv[argc++] = odir;
-	argv[argc++] = "CC=ccache gcc";
+	if (*mc->arch->cross) {
+		/* CC= overrides $(CROSS_COMPILE)gcc; ld and friends follow it */
+		xsnprintf(arch, sizeof(arch), "ARCH=%s", mc->arch->kernel_arch);
+		xsnprintf(cross, sizeof(cross), "CROSS_COMPILE=%s",
+			  mc->arch->cross);
+		xsnprintf(cc, sizeof(cc), "CC=ccache %sgcc", mc->arch->cross);
+		argv[argc++] = arch;
+		argv[argc++] = cross;
+		argv[argc++] = cc;
+	} else {
+		argv[argc++] = "CC=ccache gcc";
+	}
 	argv[argc++] = "HOSTCC=ccache gcc";
-	while (*targets && argc < 15)
+	while (*targets && argc < 19)
 		argv[argc++] = *targets++;
 	argv[argc] = NULL;
 
@@ -399,7 +447,13 @@ static void build_bench_module(const struct mmci_config *cfg,
 	free(m);
 }
 
-static int configure(struct make_ctx *mc, const char *fragment)
+/*
+ * The config step: tinyconfig, then kvm_guest.config, the fragment and
+ * the arch's fragments (arch.h) merged in that order, then olddefconfig;
+ * every option asked for is checked in the result.
+ */
+static int configure(struct make_ctx *mc, const char *fragment,
+		     const char *project_dir)
 {
 	const char *tiny[] = { "tinyconfig", NULL };
 	const char *olddef[] = { "olddefconfig", NULL };
@@ -412,14 +466,33 @@ static int configure(struct make_ctx *mc, const char *fragment)
 	 * private there): merge_config.sh reads a copy in the object dir.
 	 */
 	char *frag_copy = xstrfmt("%s/mmci-fragment.config", mc->objdir);
-	const char *merge[] = { "sh", script, "-m", "-O", mc->objdir,
-				dotconfig, kvm, frag_copy, NULL };
+	char *arch_copy[ARRAY_SIZE(mc->arch->fragments)] = { NULL };
+	const char *merge[16] = { "sh", script, "-m", "-O", mc->objdir,
+				  dotconfig, kvm, frag_copy };
 	struct child_process cmd = CHILD_PROCESS_INIT;
-	struct strbuf missing = STRBUF_INIT;
+	struct strbuf missing = STRBUF_INIT, frags = STRBUF_INIT;
+	char *skip = arch_skip_options(mc->arch, project_dir);
+	size_t i, n = 8;
 	int ret = -1, bad;
 
-	if (copy_file(fragment, frag_copy) < 0)
+	if (copy_file(fragment, frag_copy) < 0 ||
+	    strbuf_read_file(&frags, fragment, 0) < 0)
 		goto out;
+	for (i = 0; i < ARRAY_SIZE(arch_copy) && mc->arch->fragments[i];
+	     i++) {
+		char *src = xstrfmt("%s/kernel-patches/config/%s", project_dir,
+				    mc->arch->fragments[i]);
+
+		arch_copy[i] = xstrfmt("%s/mmci-%s", mc->objdir,
+				       mc->arch->fragments[i]);
+		strbuf_addch(&frags, '\n');
+		bad = copy_file(src, arch_copy[i]) < 0 ||
+		      strbuf_read_file(&frags, src, 0) < 0;
+		free(src);
+		if (bad)
+			goto out;
+		merge[n++] = arch_copy[i];
+	}
 	if (run_make(mc, "make tinyconfig", tiny) < 0)
 		goto out;
 	/* its mktemp files go to the current directory: not the worktree */
@@ -434,16 +507,23 @@ static int configure(struct make_ctx *mc, const char *fragment)
 	}
 	if (run_make(mc, "make olddefconfig", olddef) < 0)
 		goto out;
-	bad = check_fragment(fragment, dotconfig, &missing);
+	bad = check_fragment(frags.buf, skip, dotconfig, &missing);
 	if (bad < 0)
 		goto out;
 	if (bad) {
-		error("%d option(s) of '%s' did not survive olddefconfig "
-		      "(unmet dependencies?):%s", bad, fragment, missing.buf);
+		error("%d option(s) of '%s'%s%s did not survive olddefconfig "
+		      "(unmet dependencies?):%s", bad, fragment,
+		      mc->arch->fragments[0] ? " and the fragments of arch " :
+		      "", mc->arch->fragments[0] ? mc->arch->name : "",
+		      missing.buf);
 		goto out;
 	}
 	ret = 0;
 out:
+	for (i = 0; i < ARRAY_SIZE(arch_copy); i++)
+		free(arch_copy[i]);
+	free(skip);
+	strbuf_release(&frags);
 	strbuf_release(&missing);
 	free(dotconfig);
 	free(kvm);
@@ -469,10 +549,20 @@ static int read_release(const char *objdir, char **release)
 	return 0;
 }
 
+char *build_image_path(const char *artifacts)
+{
+	char *p = xstrfmt("%s/Image", artifacts);
+
+	if (file_exists(p))
+		return p;
+	free(p);
+	return xstrfmt("%s/bzImage", artifacts);
+}
+
 static void fill_paths(struct build_result *res, const char *artifacts)
 {
 	res->artifacts = xstrdup(artifacts);
-	res->bzimage = xstrfmt("%s/bzImage", artifacts);
+	res->bzimage = build_image_path(artifacts);
 	res->modroot = xstrfmt("%s/modroot", artifacts);
 }
 
@@ -490,7 +580,7 @@ static int lookup_cached(struct db *db, const char *key,
 	rc = db_step(db, st);
 	found = rc < 0 ? -1 : 0;
 	if (rc == DB_ROW) {
-		char *bz = xstrfmt("%s/bzImage", db_col_text(st, 1));
+		char *bz = build_image_path(db_col_text(st, 1));
 
 		if (file_exists(bz)) {
 			res->id = sqlite3_column_int64(st, 0);
@@ -534,11 +624,14 @@ static int build_lock(const char *kbuild_dir)
 
 /* what one build_kernel() call works with, from key to recorded row */
 struct kbuild {
+	const struct arch *arch;
 	const struct mmci_config *cfg;
 	struct db *db;
 	struct build_result *res;
 	char *fragment;		/* absolute */
 	char frag_hash[41], key[41], commit_hex[41], tree_hex[41];
+	/* frag_hash, or with another arch that of it and the arch's ones */
+	char frag_key[41];
 	char config_key[41];	/* the config step's inputs; "" unknown */
 	char *cc, *cache, *kb, *artifacts, *objdir, *log, *worktree;
 	char *dotconfig;
@@ -566,8 +659,43 @@ static void kbuild_release(struct kbuild *k)
 }
 
 /*
+ * The arch's own fragments, hashed with the user's into frag_key; for
+ * x86_64, which has none, frag_key is frag_hash: its keys stay those
+ * of before arches. 0, or -1 after error().
+ */
+static int kbuild_frag_key(struct kbuild *k)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	memcpy(k->frag_key, k->frag_hash, sizeof(k->frag_key));
+	if (!k->arch->fragments[0])
+		return 0;
+	strbuf_addf(&sb, "fragment %s\narch %s\n", k->frag_hash,
+		    k->arch->name);
+	for (i = 0; i < ARRAY_SIZE(k->arch->fragments) &&
+		    k->arch->fragments[i]; i++) {
+		char *p = xstrfmt("%s/kernel-patches/config/%s",
+				  k->cfg->project_dir, k->arch->fragments[i]);
+		char h[41];
+		int bad = hash_file_hex(p, h) < 0;
+
+		free(p);
+		if (bad) {
+			strbuf_release(&sb);
+			return -1;
+		}
+		strbuf_addf(&sb, "%s %s\n", k->arch->fragments[i], h);
+	}
+	hash_hex(sb.buf, sb.len, k->frag_key);
+	strbuf_release(&sb);
+	return 0;
+}
+
+/*
  * The cache key of the build: the tree, the fragment, the base recipe,
- * the compiler and the bench module's sources. 0, or -1 after error().
+ * the compiler and the bench module's sources; for an arch other than
+ * x86_64 also its name and fragments. 0, or -1 after error().
  */
 static int kbuild_key(struct kbuild *k, git_repository *repo,
 		      const git_oid *commit, const char *fragment_arg)
@@ -581,16 +709,20 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 				   fragment_arg);
 	git_oid_tostr(k->commit_hex, sizeof(k->commit_hex), commit);
 	if (tree_of_commit(repo, commit, &tree_oid) < 0 ||
-	    hash_file_hex(k->fragment, k->frag_hash) < 0)
+	    hash_file_hex(k->fragment, k->frag_hash) < 0 ||
+	    kbuild_frag_key(k) < 0)
 		return -1;
 	git_oid_tostr(k->tree_hex, sizeof(k->tree_hex), &tree_oid);
-	k->cc = build_compiler_version();
+	k->cc = build_compiler_version(k->arch->cross);
 	if (!k->cc)
 		return -1;
 	bench_source_hash(k->cfg, bench_hash);
 	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n"
 		    "bench %s\n", k->tree_hex, k->frag_hash, BASE_RECIPE,
 		    k->cc, bench_hash);
+	if (strcmp(k->arch->name, ARCH_DEFAULT))
+		strbuf_addf(&keysrc, "arch %s %s\n", k->arch->name,
+			    k->frag_key);
 	hash_hex(keysrc.buf, keysrc.len, k->key);
 	strbuf_release(&keysrc);
 	return 0;
@@ -621,7 +753,12 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 		return found < 0 ? -1 : 2;
 	k->cache = data_path(k->cfg, "cache");
 	k->artifacts = xstrfmt("%s/%s", k->cache, k->key);
-	k->objdir = xstrfmt("%s/%.12s", k->kb, k->frag_hash);
+	/* one per fragment and arch: an x86_64 one keeps its old name */
+	if (strcmp(k->arch->name, ARCH_DEFAULT))
+		k->objdir = xstrfmt("%s/%.12s-%s", k->kb, k->frag_hash,
+				    k->arch->name);
+	else
+		k->objdir = xstrfmt("%s/%.12s", k->kb, k->frag_hash);
 	k->log = xstrfmt("%s/build.log", k->artifacts);
 	if (mkdir_p(k->artifacts, 0755) < 0 || mkdir_p(k->objdir, 0755) < 0)
 		return -1;
@@ -629,11 +766,12 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
 		   "commit_id, tree_oid, series_id, upto, config_fragment, "
 		   "config_hash, compiler, status, artifacts, log_path, "
-		   "started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'building', "
-		   "?, ?, ?)", "ttttIitttttd", k->key, k->cfg->tree_dir,
-		   k->commit_hex, k->tree_hex, series_id, (long long)upto,
-		   k->fragment, k->frag_hash, k->cc, k->artifacts, k->log,
-		   (double)time(NULL)) < 0)
+		   "started_at, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "'building', ?, ?, ?, ?)", "ttttIitttttdt", k->key,
+		   k->cfg->tree_dir, k->commit_hex, k->tree_hex, series_id,
+		   (long long)upto, k->fragment, k->frag_hash, k->cc,
+		   k->artifacts, k->log, (double)time(NULL),
+		   k->arch->name) < 0)
 		return -1;
 	k->res->id = db_last_id(k->db);
 	return 0;
@@ -716,10 +854,9 @@ static void kbuild_config_key(struct kbuild *k, git_repository *repo,
 	struct strbuf kc = STRBUF_INIT;
 	struct config_key_inputs in = { 0 };
 	char kc_hash[41];
-	struct utsname u;
 
 	k->config_key[0] = '\0';
-	if (uname(&u) < 0 || build_kconfig_inputs(repo, commit, &kc) < 0) {
+	if (build_kconfig_inputs(repo, commit, &kc) < 0) {
 		log_warnx("the config step is not cached: its inputs cannot be "
 			  "read (%s)", last_error());
 		strbuf_release(&kc);
@@ -727,8 +864,8 @@ static void kbuild_config_key(struct kbuild *k, git_repository *repo,
 	}
 	hash_hex(kc.buf, kc.len, kc_hash);
 	in.recipe = BASE_RECIPE;
-	in.fragment_sha1 = k->frag_hash;
-	in.arch = u.machine;
+	in.fragment_sha1 = k->frag_key;
+	in.arch = k->arch->name;
 	in.cc = k->cc;
 	in.kconfig_sha1 = kc_hash;
 	build_config_key(&in, k->config_key);
@@ -762,6 +899,7 @@ static int kbuild_prepare(struct kbuild *k, git_repository *repo,
 		if (!k->rw[2] || sandbox_check(&k->box) < 0)
 			return -1;
 	}
+	mc->arch = k->arch;
 	mc->worktree = k->worktree;
 	mc->objdir = k->objdir;
 	mc->log = k->log;
@@ -825,7 +963,7 @@ static int kbuild_configure(struct kbuild *k)
 		}
 	}
 	progress("build #%lld: configuring (%s)", k->res->id, k->fragment);
-	if (configure(mc, k->fragment) < 0)
+	if (configure(mc, k->fragment, k->cfg->project_dir) < 0)
 		goto out;
 	ret = 0;
 	if (!cached)
@@ -856,7 +994,7 @@ out:
 static int kbuild_make(struct kbuild *k)
 {
 	struct make_ctx *mc = &k->mc;
-	const char *t[] = { "bzImage", "modules", NULL };
+	const char *t[] = { k->arch->image_target, "modules", NULL };
 	char *modroot, *mp, *bz, *bzdst, *cfgdst;
 	int bad;
 
@@ -871,17 +1009,21 @@ static int kbuild_make(struct kbuild *k)
 	mc->since = time(NULL);
 	mc->t0 = now_s();
 	mc->objects = 0;
-	progress("build #%lld: make bzImage modules (sandbox: %s; log: %s)",
-		 k->res->id, sandbox_describe(&k->box), k->log);
+	progress("build #%lld: make %s%s%s modules (sandbox: %s; log: %s)",
+		 k->res->id, *k->arch->cross ? "ARCH=" : "",
+		 *k->arch->cross ? k->arch->kernel_arch : "",
+		 *k->arch->cross ? " Image" : "bzImage",
+		 sandbox_describe(&k->box), k->log);
 	modroot = xstrfmt("%s/modroot", k->artifacts);
 	mp = xstrfmt("INSTALL_MOD_PATH=%s", modroot);
-	bz = xstrfmt("%s/arch/x86/boot/bzImage", k->objdir);
-	bzdst = xstrfmt("%s/bzImage", k->artifacts);
+	bz = xstrfmt("%s/%s", k->objdir, k->arch->image_path);
+	bzdst = xstrfmt("%s/%s", k->artifacts, k->arch->image_target);
 	cfgdst = xstrfmt("%s/config", k->artifacts);
 	k->dotconfig = xstrfmt("%s/.config", k->objdir);
 	remove_tree(modroot);
 	mc->watch = 1;
-	bad = run_make(mc, "make bzImage modules", t) < 0;
+	bad = run_make(mc, *k->arch->cross ? "make Image modules" :
+		       "make bzImage modules", t) < 0;
 	mc->watch = 0;
 	mc->objects = count_objects(k->objdir, mc->since);
 	{
@@ -933,9 +1075,10 @@ static int kbuild_record(struct kbuild *k)
 int build_kernel(const struct mmci_config *cfg, struct db *db,
 		 git_repository *repo, const git_oid *commit,
 		 long long series_id, int upto, const char *fragment_arg,
-		 struct build_result *res)
+		 const struct arch *arch, struct build_result *res)
 {
 	struct kbuild k = {
+		.arch = arch ? arch : arch_get(NULL),
 		.cfg = cfg, .db = db, .res = res, .lock_fd = -1,
 		.box = SANDBOX_INIT, .t0 = now_s(),
 		/* absolute: recorded with the build, read from the objdir */

@@ -14,6 +14,7 @@
 
 #include <git2.h>
 
+struct arch;
 struct db;
 struct mmci_config;
 
@@ -33,17 +34,26 @@ struct build_result {
  * @series_id/@upto: provenance only (0 for a plain tree commit).
  * @fragment: config fragment path, NULL for the default
  *            kernel-patches/config/mmci.config.
+ * @arch: the guest arch (arch.h), NULL for x86_64: another one is
+ *        cross-built with its fragments merged after @fragment, in an
+ *        object directory and under a cache key of its own.
  * Returns 0, or -1 after error() naming the failed step and its log; a
  * failed build leaves a 'failed' row.
  */
 int build_kernel(const struct mmci_config *cfg, struct db *db,
 		 git_repository *repo, const git_oid *commit,
 		 long long series_id, int upto, const char *fragment,
-		 struct build_result *res);
+		 const struct arch *arch, struct build_result *res);
 void build_result_release(struct build_result *res);
 
-/* first line of `gcc --version`, part of the cache key; NULL after error() */
-char *build_compiler_version(void);
+/*
+ * first line of `<cross>gcc --version` (@cross "" or NULL: the host's
+ * gcc), part of the cache key; NULL after error()
+ */
+char *build_compiler_version(const char *cross);
+
+/* the kernel image of a build's artifacts: <dir>/Image (arm64) or bzImage */
+char *build_image_path(const char *artifacts);
 
 /*
  * The config step (tinyconfig, merge of kvm_guest.config and the
@@ -53,8 +63,9 @@ char *build_compiler_version(void);
  */
 struct config_key_inputs {
 	const char *recipe;		/* BASE_RECIPE */
-	const char *fragment_sha1;	/* the fragment's content */
-	const char *arch;		/* uname -m */
+	const char *fragment_sha1;	/* the fragment's content, and for
+					 * arm64 its fragments' too */
+	const char *arch;		/* arch.h's name: "x86_64", "arm64" */
 	const char *cc;			/* build_compiler_version() */
 	const char *kconfig_sha1;	/* of build_kconfig_inputs()'s text */
 };

@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 
+#include "arch.h"
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
@@ -16,11 +17,14 @@
 
 static const char build_usage[] =
 	"usage: mmci build REF [--series FILE [--upto N]] [--config FRAG]\n"
+	"                  [--arch ARCH]\n"
 	"\n"
 	"Build the kernel at REF of the tree (with patches 1..N of the series\n"
 	"in FILE applied on top) out of tree with ccache. The result is\n"
-	"cached by source tree, config fragment and compiler: asking twice\n"
-	"builds nothing. Prints the build id and the artifacts directory.\n";
+	"cached by source tree, config fragment, arch and compiler: asking\n"
+	"twice builds nothing. Prints the build id and the artifacts\n"
+	"directory. --arch arm64 or arm64-64k cross-builds for an arm64\n"
+	"guest (4 or 64 KiB pages; x86_64 by default).\n";
 
 static const char apply_usage[] =
 	"usage: mmci apply FILE --base REF [--upto N]\n"
@@ -62,10 +66,12 @@ int cmd_build(int argc, char **argv)
 		{ "series", required_argument, NULL, 's' },
 		{ "upto", required_argument, NULL, 'u' },
 		{ "config", required_argument, NULL, 'f' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *series = NULL, *fragment = NULL;
+	const struct arch *arch = arch_get(NULL);
 	struct loaded_series ls = { 0 };
 	struct build_result br = { 0 };
 	struct mmci_config cfg;
@@ -79,6 +85,11 @@ int cmd_build(int argc, char **argv)
 		case 's': series = optarg; break;
 		case 'u': upto = parse_count("--upto", optarg); break;
 		case 'f': fragment = optarg; break;
+		case 'A':
+			arch = arch_get(optarg);
+			if (!arch)
+				return 129;
+			break;
 		case 'h':
 			fputs(build_usage, stdout);
 			return 0;
@@ -93,15 +104,18 @@ int cmd_build(int argc, char **argv)
 	}
 	if (series && check_input_file(series, "an mbox file") < 0)
 		return 1;
+	if (arch_check(arch) < 0)
+		return 1;
 	setup_command(&cfg, &db);
 	if (resolve_target(&db, &cfg, &repo, argv[optind], series, &upto, &ls,
 			   &target) < 0)
 		goto out;
 	if (build_kernel(&cfg, &db, repo, &target, ls.id, upto, fragment,
-			 &br) < 0)
+			 arch, &br) < 0)
 		goto out;
-	printf("build #%lld: %s %s%s\n", br.id, br.release, br.artifacts,
-	       br.cached ? " (cached)" : "");
+	printf("build #%lld: %s%s%s %s%s\n", br.id, br.release,
+	       arch_native(arch) ? "" : " ", arch_native(arch) ? "" :
+	       arch->name, br.artifacts, br.cached ? " (cached)" : "");
 	ret = 0;
 out:
 	build_result_release(&br);

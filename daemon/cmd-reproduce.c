@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "accel.h"
+#include "arch.h"
 #include "build.h"
 #include "bundle.h"
 #include "builtin.h"
@@ -147,6 +148,7 @@ static int opts_from_run(struct run_row *r, struct run_opts *o,
 		o->memmap_on_memory = atoi(mom);
 	free(mom);
 	o->clock = r->clock;
+	o->arch = r->arch;
 	o->vcpus = r->vcpus;
 	o->ram_mib = r->ram_mib;
 	o->nvdimm_mib = r->nvdimm_mib;
@@ -342,6 +344,7 @@ static int rebuild(const struct mmci_config *cfg, struct db *db,
 {
 	git_repository *repo = NULL;
 	char *fragment = NULL, *cc = NULL, *dot = NULL;
+	const struct arch *arch;
 	git_oid commit;
 	int ret = -1;
 
@@ -353,7 +356,10 @@ static int rebuild(const struct mmci_config *cfg, struct db *db,
 	printf("\n");
 	if (choose_fragment(cfg, r, fragment_arg, &fragment) < 0)
 		goto out;
-	cc = build_compiler_version();
+	arch = arch_get(r->arch);
+	if (!arch || arch_check(arch) < 0)
+		goto out;
+	cc = build_compiler_version(arch->cross);
 	same_or_not("compiler", r->compiler, cc);
 	if (tree_open(cfg->tree_dir, &repo) < 0)
 		goto out;
@@ -375,7 +381,7 @@ static int rebuild(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	}
 	if (build_kernel(cfg, db, repo, &commit, r->series_id, r->upto,
-			 fragment, br) < 0)
+			 fragment, arch, br) < 0)
 		goto out;
 	if (br->cached)
 		printf("  %-16s #%lld, from the cache%s\n", "build", br->id,
@@ -523,7 +529,13 @@ static int initrd_now(const struct mmci_config *cfg, const struct run_row *r,
 		xsnprintf(sha, 41, "(made at run time)");
 		return 0;
 	}
-	return image_build(cfg, o->release, o->modroot, path, sha);
+	{
+		const struct arch *a = arch_get(o->arch);
+
+		if (!a || arch_check(a) < 0)
+			return -1;
+		return image_build(cfg, a, o->release, o->modroot, path, sha);
+	}
 }
 
 static void print_plan(const struct run_row *r, const struct run_opts *o,

@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 
+#include "arch.h"
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
@@ -57,6 +58,9 @@ static const char run_usage[] =
 	"                     in wall mode when the host has the CPUs)\n"
 	"  --ram SIZE         guest RAM (1G plus the memmap the run needs)\n"
 	"  --timeout S        per boot (from the workloads by default)\n"
+	"  --arch ARCH        the guest: x86_64, arm64 or arm64-64k (the\n"
+	"                     build's; a prebuilt kernel is x86_64 unless\n"
+	"                     given)\n"
 	"  --label TEXT       a name for the run\n"
 	"  --initrd PATH      boot this initramfs instead of the runner's\n";
 
@@ -92,6 +96,7 @@ int run_args_parse(struct run_args *a, int argc, char **argv)
 		{ "backing", required_argument, NULL, 'K' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "arch", required_argument, NULL, 'A' },
 		{ "initrd", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -147,6 +152,11 @@ int run_args_parse(struct run_args *a, int argc, char **argv)
 			a->o.timeout_s = parse_count("--timeout", optarg);
 			break;
 		case 'l': a->o.label = optarg; break;
+		case 'A':
+			if (!arch_get(optarg))
+				return 129;
+			a->o.arch = optarg;
+			break;
 		case 'I': a->o.initrd = optarg; break;
 		case 'h':
 			fputs(run_usage, stdout);

@@ -174,6 +174,12 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 	}
 	run_setup_shape(&bi, &bshape);
 	run_setup_shape(&ni, &nshape);
+	if (strcmp(bi.arch, ni.arch)) {
+		error("run #%lld (%s guest) and run #%lld (%s guest) ran on "
+		      "different architectures: they are never compared",
+		      base_id, bi.arch, new_id, ni.arch);
+		goto out;
+	}
 	if (strcmp(bi.clock, ni.clock) || strcmp(bi.accel, ni.accel)) {
 		error("run #%lld (%s, %s) and run #%lld (%s, %s) were measured "
 		      "in different modes: they are never compared", base_id,

@@ -4,6 +4,7 @@
  */
 #include <unistd.h>
 
+#include "arch.h"
 #include "config.h"
 #include "fsutil.h"
 #include "image.h"
@@ -39,37 +40,51 @@ static char *extra_modules(const char *release, const char *modroot,
 	return strbuf_detach(&list, NULL);
 }
 
-int image_build(const struct mmci_config *cfg, const char *release,
-		const char *modroot, char **out, char sha1[41])
+int image_build(const struct mmci_config *cfg, const struct arch *arch,
+		const char *release, const char *modroot, char **out,
+		char sha1[41])
 {
-	char *runner = project_path(cfg, "runner/mmci-runner");
+	char *runner = project_path(cfg, arch->runner);
 	char *init = project_path(cfg, "vm-images/init");
 	char *script = project_path(cfg, "vm-images/mkinitramfs.sh");
-	char h_runner[41], h_init[41], h_script[41], key[41];
+	char h_runner[41], h_init[41], h_script[41], h_busybox[41], key[41];
 	struct strbuf keysrc = STRBUF_INIT;
 	char *dir = NULL, *path = NULL, *log = NULL, *extra = NULL;
-	char *extra_env = NULL;
+	char *extra_env = NULL, *busybox_env = NULL;
 	int ret = -1;
 
 	if (!file_exists(runner)) {
-		error("guest runner '%s' not built (run 'make')", runner);
+		error("guest runner '%s' not built (run 'make'%s)", runner,
+		      *arch->cross ? "; it needs gcc-aarch64-linux-gnu and "
+		      "libc6-dev-arm64-cross, which make setup installs" : "");
 		goto out;
 	}
 	if (hash_file_hex(runner, h_runner) < 0 ||
 	    hash_file_hex(init, h_init) < 0 ||
-	    hash_file_hex(script, h_script) < 0)
+	    hash_file_hex(script, h_script) < 0 ||
+	    hash_file_hex(arch_busybox(arch), h_busybox) < 0)
 		goto out;
 	strbuf_addf(&keysrc, "%s %s %s %s %s", h_runner, h_init, h_script,
 		    release, modroot);
+	/* x86_64's key is that of before arches: its busybox is the host's */
+	if (strcmp(arch->name, ARCH_DEFAULT))
+		strbuf_addf(&keysrc, " %s busybox %s", arch->name, h_busybox);
 	extra = extra_modules(release, modroot, &keysrc);
 	extra_env = xstrfmt("MMCI_EXTRA_MODULES=%s", extra);
+	busybox_env = xstrfmt("BUSYBOX=%s", arch_busybox(arch));
 	hash_hex(keysrc.buf, keysrc.len, key);
 	dir = data_path(cfg, "images");
 	path = xstrfmt("%s/%s-%.12s.cpio.gz", dir, release, key);
 	if (!file_exists(path)) {
 		const char *argv[] = { "sh", script, path, release, modroot,
 				       runner, NULL };
-		const char *env[] = { extra_env, NULL };
+		/*
+		 * arm64: results go to /dev/hvc0, a module in Debian's
+		 * kernels (built in with arm64.config)
+		 */
+		const char *env[] = { extra_env, busybox_env,
+				      *arch->cross ? "MMCI_MODULES_ADD="
+				      "virtio_console" : NULL, NULL };
 		struct child_process cmd = CHILD_PROCESS_INIT;
 
 		log = xstrfmt("%s.log", path);
@@ -105,5 +120,6 @@ out:
 	free(log);
 	free(extra);
 	free(extra_env);
+	free(busybox_env);
 	return ret;
 }

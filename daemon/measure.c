@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "fsutil.h"
 #include "hosts.h"
 #include "interrupt.h"
@@ -45,6 +46,11 @@ int measure_args_parse(struct measure_args *a, int c, const char *arg)
 	case 'c': a->o.clock = arg; break;
 	case 'K': a->o.backing = arg; break;
 	case 't': a->o.timeout_s = parse_count("--timeout", arg); break;
+	case 'A':
+		if (!arch_get(arg))
+			exit(129);
+		a->o.arch = arg;
+		break;
 	default:
 		return 0;
 	}
@@ -117,9 +123,12 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 	k = &m->k[m->nr];
 	memset(k, 0, sizeof(*k));
 	git_oid_tostr(hex, sizeof(hex), commit);
+	/* what the boots need, before a build of up to half an hour */
+	if (!arch_get(o.arch) || arch_check(arch_get(o.arch)) < 0)
+		return -1;
 	progress("building %s (%.12s)", label, hex);
 	if (build_kernel(m->cfg, m->db, m->repo, commit, series_id, upto,
-			 m->fragment, &k->build) < 0) {
+			 m->fragment, arch_get(o.arch), &k->build) < 0) {
 		build_result_release(&k->build);
 		return -1;
 	}
@@ -243,8 +252,8 @@ static long long boot_pool_mib(const struct measure *m)
  * the runs were made on (vm_uri()), first, and in icount mode every
  * other host of MMCI_LIBVIRT_URIS with the same icount set-up (QEMU
  * version and architecture; machine type and guest CPU model come from
- * the one domain template). On the wall clock: the first host alone,
- * one boot at a time. Returns how many hosts *out holds (at least 1).
+ * the one domain template). On the wall clock, and for arm64 guests, the
+ * first host alone (one boot at a time on the wall clock). Returns how many hosts *out holds (at least 1).
  */
 static size_t plan_hosts(const struct measure *m, struct host **out)
 {
@@ -264,6 +273,9 @@ static size_t plan_hosts(const struct measure *m, struct host **out)
 	if (h[nh].slots < 1)
 		h[nh].slots = 1;	/* its boots fail with their reason */
 	nh++;
+	/* UEFI guests (arm64) boot on the local libvirt only (vm.h) */
+	if (arch_find(m->opts.arch) && arch_firmware(arch_find(m->opts.arch)))
+		need = 0;
 	for (i = 0; need && i < n; i++) {
 		if (i == home)
 			continue;

@@ -71,7 +71,8 @@ struct measure_args {
 	{ "max-boots", required_argument, NULL, 'M' },                   \
 	{ "clock", required_argument, NULL, 'c' },                       \
 	{ "backing", required_argument, NULL, 'K' },                     \
-	{ "timeout", required_argument, NULL, 't' }
+	{ "timeout", required_argument, NULL, 't' },                     \
+	{ "arch", required_argument, NULL, 'A' }
 
 #define MEASURE_USAGE                                                    \
 	"  --config FRAG      kernel config fragment\n"                   \
@@ -89,7 +90,10 @@ struct measure_args {
 	"  --clock MODE       icount or wall (icount under TCG, wall\n"   \
 	"                     under KVM)\n"                               \
 	"  --backing KIND     tmpfs or disk (auto)\n"                     \
-	"  --timeout S        per boot\n"
+	"  --timeout S        per boot\n"                                \
+	"  --arch ARCH        the guest: x86_64 (default), arm64 or\n"    \
+	"                     arm64-64k (4 or 64 KiB pages, cross-built\n" \
+	"                     and emulated; docs/ARM64.md)\n"
 
 /* defaults: one variant (memmap on the device, 2 MiB), as the seed had */
 void measure_args_init(struct measure_args *a);

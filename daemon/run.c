@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "arch.h"
 #include "build.h"
 #include "config.h"
 #include "db.h"
@@ -87,18 +88,30 @@ static long long max_size_mib(const char *list)
  * asked for, so that runs of other variants keep the same set-up and stay
  * comparable; RAM the guest does not touch costs the host nothing.
  */
+/*
+ * The memmap is 64 bytes per page: 1/64 of the memory with 4 KiB pages,
+ * 1/1024 with 64 KiB pages (arm64-64k). An unknown arch counts as 4 KiB
+ * here; run_create() refuses it.
+ */
+static unsigned long long memmap_div(const struct run_opts *o)
+{
+	const struct arch *a = o->arch ? arch_find(o->arch) : NULL;
+
+	return 16ULL * (a ? a->page_kib : 4);
+}
+
 static unsigned long long guest_ram_mib(const struct run_opts *o,
 					const char *wl, long long vmem_mib)
 {
-	unsigned long long need = 0;
+	unsigned long long need = 0, div = memmap_div(o);
 
 	if (o->ram_mib)
 		return o->ram_mib;
 	if (has_word(wl, "fsdax") || has_word(wl, "devdax") ||
 	    has_word(wl, "kmem"))
-		need = o->nvdimm_mib / 64;
-	if ((unsigned long long)vmem_mib / 64 > need)
-		need = vmem_mib / 64;
+		need = o->nvdimm_mib / div;
+	if ((unsigned long long)vmem_mib / div > need)
+		need = vmem_mib / div;
 	/* mmci_bench refuses a memmap above half of MemAvailable */
 	if (has_word(wl, "memremap")) {
 		unsigned long long mib = 0;
@@ -120,7 +133,7 @@ static unsigned long long guest_ram_mib(const struct run_opts *o,
 static const char *choose_backing(const struct run_opts *o,
 				  unsigned long long ram_mib)
 {
-	long long need = o->nvdimm_mib / 64 + ram_mib + 2048;
+	long long need = o->nvdimm_mib / memmap_div(o) + ram_mib + 2048;
 	long long avail = mem_available_mib();
 
 	if (o->backing)
@@ -154,6 +167,9 @@ static unsigned int default_timeout(const struct run_opts *o,
 	/* modules: a few minutes at most each under TCG */
 	t += 300 * (has_word(wl, "vmap") + has_word(wl, "memremap") +
 		    has_word(wl, "vmalloc"));
+	/* another arch under TCG: its firmware, and a slower translation */
+	if (o->arch && strcmp(o->arch, ARCH_DEFAULT))
+		t *= 2;
 	return t;
 }
 
@@ -167,7 +183,7 @@ static long long host_need_mib(const struct run_opts *o, const char *wl,
 {
 	*ram = guest_ram_mib(o, wl, vmem_mib);
 	*nv = strcmp(choose_backing(o, *ram), "tmpfs") ? 0 :
-	      (long long)o->nvdimm_mib / 64;
+	      (long long)(o->nvdimm_mib / memmap_div(o));
 	return (long long)*ram + *nv + 1024;
 }
 
@@ -191,7 +207,7 @@ long long run_host_need_mib(const struct run_opts *o, struct strbuf *why)
 	strbuf_addf(why, "the guest's %llu MiB of RAM", ram);
 	if (vmem)
 		strbuf_addf(why, " (with the %lld MiB memmap of %lld MiB of "
-			    "virtio-mem)", vmem / 64, vmem);
+			    "virtio-mem)", vmem / (long long)memmap_div(o), vmem);
 	if (nv)
 		strbuf_addf(why, ", %lld MiB of NVDIMM memmap on tmpfs", nv);
 	strbuf_addstr(why, ", 1024 MiB to spare");
@@ -234,7 +250,8 @@ static long long vmem_plan(const struct run_opts *o, const char *wl,
 			     "plugged memory; %lld MiB of NVDIMM memmap; 1024 "
 			     "MiB to spare) and the host has %lld MiB "
 			     "available; plug less (--vmem-sizes) or free "
-			     "memory", max, need, ram, max / 64, nv, avail);
+			     "memory", max, need, ram,
+			     max / (long long)memmap_div(o), nv, avail);
 	copy = xstrdup(o->vmem_sizes);
 	max = 0;
 	for (tok = strtok_r(copy, ",", &save); tok;
@@ -375,11 +392,13 @@ static char *guest_cmdline(const struct run_opts *o, const char *wl,
 	struct strbuf sb = STRBUF_INIT, fa = STRBUF_INIT, da = STRBUF_INIT;
 	struct strbuf mr = STRBUF_INIT;
 
-	strbuf_addf(&sb, "console=ttyS0 panic=-1 loglevel=4 "
+	const struct arch *a = arch_get(o->arch);
+
+	strbuf_addf(&sb, "console=%s panic=-1 loglevel=4 "
 		    "mmci.workload=%s mmci.iters=%d mmci.fsdax_align=%s "
-		    "mmci.devdax_align=%s mmci.map=%s mmci.out=/dev/ttyS1", wl,
-		    o->iters, bytes_list(o->fsdax_align, &fa),
-		    bytes_list(o->devdax_align, &da), o->map);
+		    "mmci.devdax_align=%s mmci.map=%s mmci.out=%s", a->console,
+		    wl, o->iters, bytes_list(o->fsdax_align, &fa),
+		    bytes_list(o->devdax_align, &da), o->map, a->results);
 	if (has_word(wl, "virtio-mem") || has_word(wl, "kmem"))
 		strbuf_addf(&sb, " mmci.hotplug_iters=%u",
 			    o->hotplug_iters);
@@ -422,10 +441,12 @@ static int choose_pin(const struct run_opts *o, const char *clock,
 
 /*
  * The set-up of the guest that the columns of runs do not say: the domain
- * template (machine type, guest CPU model, devices) and the host's
- * architecture. 0, or -1 after error().
+ * template (machine type, guest CPU model, devices), the host's
+ * architecture and, for another than x86_64, the guest's (its machine,
+ * CPU model and firmware). 0, or -1 after error().
  */
-static int setup_hash(const struct mmci_config *cfg, char out[41])
+static int setup_hash(const struct mmci_config *cfg, const struct arch *a,
+		      char out[41])
 {
 	char *template = project_path(cfg, "vm-images/domain.xml.in");
 	struct strbuf sb = STRBUF_INIT;
@@ -441,6 +462,9 @@ static int setup_hash(const struct mmci_config *cfg, char out[41])
 		goto out;
 	}
 	strbuf_addf(&sb, "\narch %s\n", u.machine);
+	if (strcmp(a->name, ARCH_DEFAULT))
+		strbuf_addf(&sb, "guest %s %s %s %s\n", a->name, a->machine,
+			    a->cpu_model, arch_firmware(a));
 	hash_hex(sb.buf, sb.len, out);
 	ret = 0;
 out:
@@ -454,6 +478,9 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 {
 	char setup_sha[41];
 	char host[256] = "unknown", runner_sha[41], initrd_sha[41];
+	const struct arch *arch = arch_get(o->arch);
+	char *fsdax_align = NULL, *devdax_align = NULL;
+	struct run_opts fixed;
 	struct accel_choice ac;
 	char *initrd = NULL, *runner = NULL, *params = NULL;
 	char *qemu_v = NULL, *libvirt_v = NULL;
@@ -466,6 +493,18 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	int ret = -1, n, pin;
 	unsigned int vcpus, timeout;
 
+	if (!arch || arch_check(arch) < 0)
+		goto out;
+	/* 64 KiB pages: 2M is no alignment there (arch.h) */
+	fixed = *o;
+	fixed.arch = arch->name;
+	fsdax_align = arch_fix_align(arch, "fsdax", o->fsdax_align);
+	devdax_align = arch_fix_align(arch, "devdax", o->devdax_align);
+	if (fsdax_align)
+		fixed.fsdax_align = fsdax_align;
+	if (devdax_align)
+		fixed.devdax_align = devdax_align;
+	o = &fixed;
 	if (workloads_expand(o->workloads, &wl) < 0 ||
 	    check_opts(o) < 0)
 		goto out;
@@ -488,13 +527,20 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		initrd = real_path(o->initrd);
 		if (hash_file_hex(initrd, initrd_sha) < 0)
 			goto out;
-	} else if (image_build(cfg, o->release, o->modroot, &initrd,
+	} else if (image_build(cfg, arch, o->release, o->modroot, &initrd,
 			       initrd_sha) < 0) {
 		goto out;
 	}
-	/* may boot the kernel once under KVM as a trial (accel.h) */
-	if (accel_choose(cfg, db, o->clock, o->kernel, initrd, &ac) < 0)
+	if (!arch_native(arch)) {
+		/* no KVM for another arch: its guests are emulated */
+		ac.kvm = 0;
+		xsnprintf(ac.why, sizeof(ac.why), "an %s guest is emulated "
+			  "on this host (TCG)", arch->name);
+	} else if (accel_choose(cfg, db, o->clock, o->kernel, initrd,
+				&ac) < 0) {
+		/* may boot the kernel once under KVM as a trial (accel.h) */
 		goto out;
+	}
 	accel = ac.kvm ? "kvm" : "tcg";
 	clock = o->clock ? o->clock : (ac.kvm ? "wall" : "icount");
 	log_info("accelerator %s (%s), clock %s", accel, ac.why, clock);
@@ -504,10 +550,10 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	 */
 	vcpus = !strcmp(clock, "icount") ? 1 : o->vcpus;
 	pin = choose_pin(o, clock, vcpus);
-	runner = project_path(cfg, "runner/mmci-runner");
+	runner = project_path(cfg, arch->runner);
 	if (hash_file_hex(runner, runner_sha) < 0)
 		goto out;
-	if (setup_hash(cfg, setup_sha) < 0)
+	if (setup_hash(cfg, arch, setup_sha) < 0)
 		goto out;
 	gethostname(host, sizeof(host) - 1);
 	vm_versions(&qemu_v, &libvirt_v);
@@ -541,21 +587,23 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
-		   "initrd_sha1, accel_reason, setup_sha1, status, started_at) "
-		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?, ?, ?, 'running', ?)",
-		   "tIItttIttttiiitttttttttd", o->label, o->job_id, o->build_id,
+		   "initrd_sha1, accel_reason, setup_sha1, status, started_at, "
+		   "arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+		   "tIItttIttttiiitttttttttdt", o->label, o->job_id, o->build_id,
 		   o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,
 		   choose_backing(o, ram_mib), qemu_v, libvirt_v, host, runner_sha,
 		   initrd, initrd_sha, ac.why, setup_sha,
-		   (double)time(NULL)) < 0)
+		   (double)time(NULL), arch->name) < 0)
 		goto out;
 	*run_id = db_last_id(db);
 	ret = 0;
 out:
+	free(fsdax_align);
+	free(devdax_align);
 	strbuf_release(&wl);
 	strbuf_release(&steps);
 	free(cmdline);
@@ -575,7 +623,7 @@ void run_row_release(struct run_row *r)
 		       &r->host, &r->qemu_v, &r->libvirt_v, &r->runner_sha1,
 		       &r->initrd_sha1, &r->cmdline, &r->commit,
 		       &r->fragment, &r->config_hash, &r->dotconfig_hash,
-		       &r->compiler };
+		       &r->compiler, &r->arch };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++)
@@ -633,7 +681,7 @@ int run_load(struct db *db, long long id, struct run_row *r)
 		"run_id = r.id), b.id IS NOT NULL, b.commit_id, "
 		"b.config_fragment, b.config_hash, b.dotconfig_hash, "
 		"b.compiler, coalesce(b.series_id, 0), coalesce(b.upto, 0), "
-		"coalesce(b.hz, 0) FROM runs r LEFT JOIN builds b "
+		"coalesce(b.hz, 0), r.arch FROM runs r LEFT JOIN builds b "
 		"ON b.id = r.build_id WHERE r.id = ?", "i", id);
 	char **text[] = { &r->label, &r->status, &r->error, &r->kernel,
 			  &r->release, &r->modroot, &r->initrd,
@@ -676,6 +724,7 @@ int run_load(struct db *db, long long id, struct run_row *r)
 	r->series_id = sqlite3_column_int64(st, 34);
 	r->upto = sqlite3_column_int(st, 35);
 	r->build_hz = sqlite3_column_int(st, 36);
+	r->arch = xstrdup(db_col_text(st, 37));
 	sqlite3_finalize(st);
 	run_parse_params(r);
 	return 0;
@@ -683,6 +732,13 @@ int run_load(struct db *db, long long id, struct run_row *r)
 
 void run_setup_shape(const struct run_row *r, struct strbuf *out)
 {
+	/* x86_64 says nothing: the words of every run before arches */
+	const struct arch *a = arch_find(r->arch);
+
+	if (*r->arch && strcmp(r->arch, ARCH_DEFAULT))
+		strbuf_addf(out, "%s guest (%s), ", r->arch,
+			    !a ? "unknown" : a->page_kib == 64 ?
+			    "64 KiB pages" : "4 KiB pages");
 	strbuf_addf(out, "%lld MiB NVDIMM on %s, %lld MiB RAM, %lld "
 		    "vCPU(s)%s", r->nvdimm_mib, r->backing, r->ram_mib,
 		    r->vcpus, r->pin == 1 ? " pinned" : "");
@@ -752,7 +808,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	struct strbuf why = STRBUF_INIT;
 	char *dir = NULL, *sub = NULL, *console = NULL, *results = NULL;
 	char *backing = NULL, *name = NULL;
-	char *template = NULL, *label = NULL;
+	char *template = NULL, *label = NULL, *nvram = NULL;
 	long long boot_id;
 	double t0 = now_s();
 	int ok = 0, started;
@@ -798,6 +854,12 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	template = project_path(cfg, "vm-images/domain.xml.in");
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
+	spec.arch = arch_get(r.arch);
+	if (!spec.arch) {
+		strbuf_addf(&why, "run #%lld has an unknown arch", run_id);
+		goto record;
+	}
+	spec.nvram_path = nvram = xstrfmt("%s/boot%d-uefi-vars.fd", dir, idx);
 	spec.kernel = r.kernel;
 	spec.initrd = r.initrd;
 	spec.cmdline = r.cmdline;
@@ -831,8 +893,10 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 			    backing);
 		goto record;
 	}
-	progress("run #%lld boot %d: %s, %s, %llu GiB NVDIMM on %s, "
-		 "timeout %lld s%s%s", run_id, idx, r.accel, r.clock,
+	progress("run #%lld boot %d: %s%s%s, %s, %llu GiB NVDIMM on %s, "
+		 "timeout %lld s%s%s", run_id, idx,
+		 strcmp(r.arch, ARCH_DEFAULT) ? r.arch : "",
+		 strcmp(r.arch, ARCH_DEFAULT) ? " " : "", r.accel, r.clock,
 		 (unsigned long long)r.nvdimm_mib >> 10, r.backing,
 		 r.timeout_s, vm_staged() ? ", on " : "",
 		 vm_staged() ? vm_uri() : "");
@@ -908,6 +972,7 @@ out:
 	free(results);
 	free(backing);
 	free(name);
+	free(nvram);
 	free(template);
 	free(label);
 	return ok ? 0 : -1;
@@ -984,7 +1049,7 @@ static const char reuse_sql[] =
 	"AND r.workloads = n.workloads AND r.params = n.params "
 	"AND r.accel = n.accel AND r.vcpus = n.vcpus "
 	"AND r.ram_mib = n.ram_mib AND r.nvdimm_mib = n.nvdimm_mib "
-	"AND r.backing = n.backing "
+	"AND r.backing = n.backing AND r.arch = n.arch "
 	"AND r.qemu_version IS NOT NULL AND r.qemu_version = n.qemu_version "
 	"AND r.libvirt_version = n.libvirt_version "
 	"AND r.runner_sha1 IS NOT NULL AND r.runner_sha1 = n.runner_sha1 "
@@ -1044,17 +1109,28 @@ static int prebuilt_hz(const char *release)
 static int from_build(struct db *db, long long id, struct run_opts *o,
 		      struct build_result *keep)
 {
-	sqlite3_stmt *st = db_query(db, "SELECT artifacts, kernel_release, hz "
-				    "FROM builds WHERE id = ? AND status = "
-				    "'ok'", "i", id);
+	sqlite3_stmt *st = db_query(db, "SELECT artifacts, kernel_release, hz, "
+				    "arch FROM builds WHERE id = ? AND "
+				    "status = 'ok'", "i", id);
+	const struct arch *a;
 	int ret = -1, rc;
 
 	if (!st)
 		return -1;
 	rc = db_step(db, st);
 	if (rc == DB_ROW) {
+		/* the build's arch is the run's; --arch may only agree */
+		a = arch_get(db_col_text(st, 3));
+		if (!a || (o->arch && strcmp(o->arch, a->name))) {
+			if (a)
+				error("build #%lld is a kernel for %s, not %s",
+				      id, a->name, o->arch);
+			sqlite3_finalize(st);
+			return -1;
+		}
+		o->arch = a->name;
 		keep->artifacts = xstrdup(db_col_text(st, 0));
-		keep->bzimage = xstrfmt("%s/bzImage", keep->artifacts);
+		keep->bzimage = build_image_path(keep->artifacts);
 		keep->modroot = xstrfmt("%s/modroot", keep->artifacts);
 		keep->release = xstrdup(db_col_text(st, 1));
 		o->build_id = id;

@@ -50,6 +50,8 @@ struct run_opts {
 	const char *clock;            /* "icount", "wall" or NULL = default */
 	const char *backing;          /* "tmpfs", "disk" or NULL = auto */
 	unsigned int timeout_s;       /* per boot; 0 = from the size */
+	const char *arch;             /* arch.h's name, NULL = x86_64; the
+	                               * kernel must be built for it */
 };
 
 /*
@@ -68,6 +70,7 @@ struct run_row {
 	char *workloads;              /* comma list */
 	char *params;                 /* JSON text as stored */
 	char *accel, *clock, *backing, *host;
+	char *arch;                   /* arch.h: "x86_64", "arm64", ... */
 	char *qemu_v, *libvirt_v, *runner_sha1, *initrd_sha1;
 	int hz;                       /* runs.hz: CONFIG_HZ, 0 unknown */
 	long long vcpus;

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "interrupt.h"
 #include "strbuf.h"
 #include "util.h"
@@ -755,6 +756,13 @@ static int check_spec(const struct vm_spec *spec)
 	if (spec->icount && spec->kvm)
 		return error("icount needs TCG, domain '%s' asks for KVM",
 			     spec->name);
+	if (spec->arch && arch_firmware(spec->arch) && !spec->nvram_path)
+		return error("domain '%s' (%s) needs a path for its UEFI "
+			     "variables", spec->name, spec->arch->name);
+	if (spec->arch && arch_firmware(spec->arch) && spec->streams)
+		return error("domain '%s': %s guests boot on the local "
+			     "libvirt only, not on a staged host", spec->name,
+			     spec->arch->name);
 	return 0;
 }
 
@@ -770,7 +778,9 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	char label_s[16], vmem_s[24], pid_s[16], pin0[16], pin1[16];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
-	char *backing = NULL;
+	char *backing = NULL, *nvram = NULL;
+	const struct arch *a = spec->arch ? spec->arch : arch_get(NULL);
+	const int arm64 = !strcmp(a->kernel_arch, "arm64");
 	int ret = -1;
 
 	if (check_spec(spec) < 0)
@@ -788,6 +798,7 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	console = absolute_path(spec->console_log);
 	results = absolute_path(spec->results_log);
 	backing = spec->nvdimm_path ? absolute_path(spec->nvdimm_path) : NULL;
+	nvram = arm64 ? absolute_path(spec->nvram_path) : NULL;
 
 	xsnprintf(vcpus_s, sizeof(vcpus_s), "%u", vcpus);
 	xsnprintf(last_cpu, sizeof(last_cpu), "%u", vcpus - 1);
@@ -817,7 +828,12 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 			{ "CONSOLE_LOG", console },
 			{ "RESULTS_LOG", results },
 			{ "CPU_MODEL", spec->cpu_model ? spec->cpu_model :
-							 VM_DEFAULT_CPU_MODEL },
+							 a->cpu_model },
+			{ "ARCH", a->qemu_arch },
+			{ "MACHINE", a->machine },
+			{ "LOADER", arch_firmware(a) },
+			{ "NVRAM_TEMPLATE", arch_nvram_template(a) },
+			{ "NVRAM_PATH", nvram },
 			{ "NVDIMM_PATH", backing },
 			{ "NVDIMM_MIB", backing ? nvdimm_s : NULL },
 			{ "NVDIMM_LABEL_KIB", spec->nvdimm_label_kib ? label_s :
@@ -841,6 +857,8 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 			{ "PIN1", spec->pin && vcpus > 1 ? "1" : NULL },
 			{ "SERIAL_FILE", spec->streams ? NULL : "1" },
 			{ "SERIAL_PTY", spec->streams ? "1" : NULL },
+			{ "X86", arm64 ? NULL : "1" },
+			{ "ARM64", arm64 ? "1" : NULL },
 		};
 
 		ret = expand_template(tmpl, vars, ARRAY_SIZE(vars), out);
@@ -851,6 +869,7 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 	free(console);
 	free(results);
 	free(backing);
+	free(nvram);
 	return ret;
 }
 
@@ -1487,6 +1506,9 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	if (made.unlink_backing && spec->nvdimm_path &&
 	    unlink(spec->nvdimm_path) < 0)
 		log_warn("cannot unlink '%s'", spec->nvdimm_path);
+	/* the UEFI variables: QEMU has them open, nothing reads them later */
+	if (spec->nvram_path && spec->arch && arch_firmware(spec->arch))
+		unlink(spec->nvram_path);
 
 	rq.path = spec->results_log;
 	rq.vmem_max_mib = spec->virtio_mem_max_mib;
@@ -1531,6 +1553,8 @@ out:
 	vm_unstage(&stage);
 	if (conn)
 		virConnectClose(conn);
+	if (spec->nvram_path && spec->arch && arch_firmware(spec->arch))
+		unlink(spec->nvram_path);	/* a start that failed */
 	free(lost);
 	if (rq.fd >= 0)
 		close(rq.fd);

@@ -17,6 +17,8 @@
 
 #include "strbuf.h"
 
+struct arch;
+
 #define VM_NAME_PREFIX "mmci-"
 #define VM_DEFAULT_TEMPLATE "vm-images/domain.xml.in"
 #define VM_DEFAULT_URI "qemu:///system"	/* MMCI_LIBVIRT_URI overrides */
@@ -29,6 +31,14 @@
 
 struct vm_spec {
 	const char *name;	/* domain name, must start with "mmci-" */
+	/* the guest's arch (arch.h), NULL = x86_64 */
+	const struct arch *arch;
+	/*
+	 * arm64: the guest's UEFI variable store, a copy of the firmware's
+	 * template that libvirt makes at start; vm_run() deletes it at
+	 * the end. Ignored for x86_64.
+	 */
+	const char *nvram_path;
 	const char *kernel;	/* bzImage */
 	const char *initrd;	/* NULL = none */
 	const char *cmdline;	/* NULL = empty */
@@ -46,7 +56,8 @@ struct vm_spec {
 	int icount;		/* 1 = -icount shift=0,sleep=off (TCG only);
 				 * QEMU 7.2 then hangs bringing up a second
 				 * vCPU, so icount guests get 1 vCPU */
-	const char *cpu_model;	/* TCG CPU model, NULL = VM_DEFAULT_CPU_MODEL */
+	const char *cpu_model;	/* TCG CPU model, NULL = the arch's
+				 * (VM_DEFAULT_CPU_MODEL for x86_64) */
 	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */
 	unsigned int timeout_s;	/* s, hard limit for boot + run; 0 = none */
 	/*

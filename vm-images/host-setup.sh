@@ -20,6 +20,8 @@ PACKAGES="
 	libxml2-dev
 	libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox
 	acl util-linux
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+	qemu-efi-aarch64
 "
 
 say() { echo "host-setup: $*"; }
@@ -47,6 +49,53 @@ if [ -n "$missing" ]; then
 	apt-get install -y -q --no-install-recommends $missing
 else
 	say "all packages present"
+fi
+
+# arm64 guests (docs/ARM64.md): their initramfs needs an arm64 static
+# busybox. busybox-static:arm64 conflicts with the host's busybox-static
+# (installing it replaces /bin/busybox), so it is only downloaded through
+# multiarch and unpacked into $ARM64_DIR.
+ARM64_DIR=${MMCI_ARM64_DIR:-/usr/local/lib/mmci/arm64}
+if [ -x "$ARM64_DIR/busybox" ]; then
+	say "arm64 busybox present ($ARM64_DIR/busybox)"
+else
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+		apt-get update -q
+	fi
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -q busybox-static:arm64) ||
+		{ apt-get update -q &&
+		  (cd "$tmp" && apt-get download -q busybox-static:arm64); }
+	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$tmp/x"
+	mkdir -p "$ARM64_DIR"
+	install -m 0755 "$tmp/x/bin/busybox" "$ARM64_DIR/busybox"
+	rm -rf "$tmp"
+	say "arm64 busybox unpacked into $ARM64_DIR (busybox-static:arm64)"
+fi
+
+# Debian's cloud kernel for arm64, unpacked likewise into $ARM64_DIR/cloud
+# (boot/vmlinuz-*, lib/modules/*, with a modules.dep): the tests boot an
+# arm64 guest with it without a cross-build (tests/t0360-arm64-cloud.sh)
+if ls "$ARM64_DIR"/cloud/boot/vmlinuz-* >/dev/null 2>&1; then
+	say "arm64 cloud kernel present ($(ls "$ARM64_DIR"/cloud/boot/vmlinuz-*))"
+else
+	pkg=$(apt-cache depends linux-image-cloud-arm64:arm64 |
+		sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -1)
+	[ -n "$pkg" ] || {
+		say "cannot tell the package of linux-image-cloud-arm64:arm64" >&2
+		exit 1
+	}
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -q "$pkg")
+	dpkg-deb -x "$tmp"/linux-image-*_arm64.deb "$tmp/x"
+	rel=$(ls "$tmp/x/lib/modules")
+	depmod -b "$tmp/x" "$rel"
+	rm -rf "$ARM64_DIR/cloud"
+	mkdir -p "$ARM64_DIR"
+	mv "$tmp/x" "$ARM64_DIR/cloud"
+	rm -rf "$tmp"
+	say "arm64 cloud kernel $rel unpacked into $ARM64_DIR/cloud ($pkg)"
 fi
 
 # Kernel builds run as this user when mmci runs as root (daemon/sandbox.h):

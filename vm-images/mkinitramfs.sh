@@ -11,7 +11,8 @@
 # /bin/mmci-runner, and only the modules in MMCI_MODULES (default below)
 # with their dependencies, uncompressed, with a fresh modules.dep.
 #
-# Environment: MMCI_MODULES (space separated module names), BUSYBOX (path
+# Environment: MMCI_MODULES (space separated module names), MMCI_MODULES_ADD
+# (more names after those: an arm64 guest's virtio_console), BUSYBOX (path
 # of a static busybox, default /bin/busybox), SOURCE_DATE_EPOCH (file times
 # in the image, default 0: the same inputs give the same image).
 # MMCI_EXTRA_MODULES (space separated paths of .ko files, e.g. mmci_bench.ko
@@ -41,7 +42,7 @@ out=$1
 krel=$2
 modroot=$3
 runner=$4
-modules=${MMCI_MODULES-$default_modules}
+modules="${MMCI_MODULES-$default_modules}${MMCI_MODULES_ADD:+ $MMCI_MODULES_ADD}"
 busybox=${BUSYBOX:-/bin/busybox}
 epoch=${SOURCE_DATE_EPOCH:-0}
 here=$(cd "$(dirname "$0")" && pwd)

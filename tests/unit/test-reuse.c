@@ -35,11 +35,11 @@ static int add_run(struct db *db, long long id, long long build,
 			       "vcpus", "ram_mib", "nvdimm_mib", "backing",
 			       "qemu_version", "libvirt_version",
 			       "runner_sha1", "initrd_sha1", "setup_sha1",
-			       "kernel_release" };
+			       "kernel_release", "arch" };
 	const char *vals[] = { "'fsdax'", PARAMS, "'tcg'", "'icount'", "1",
 			       "3072", "4096", "'tmpfs'", "'8.2.2'",
 			       "'10.0.0'", "'r1'", "'i1'", "'s1'",
-			       "'6.12.0'" };
+			       "'6.12.0'", "'x86_64'" };
 	size_t i;
 	int rc;
 
@@ -93,6 +93,7 @@ static void test_find(struct db *db)
 		{ "initrd_sha1", "'i2'", "another initramfs" },
 		{ "setup_sha1", "'s2'", "another set-up (machine, CPU, arch)" },
 		{ "setup_sha1", "NULL", "a set-up not recorded" },
+		{ "arch", "'arm64'", "another guest arch" },
 	};
 	long long id = 100;
 	size_t i;

@@ -7,6 +7,7 @@
  */
 #include <unistd.h>
 
+#include "arch.h"
 #include "strbuf.h"
 #include "util.h"
 #include "vm.h"
@@ -114,6 +115,47 @@ static void test_streams(void)
 	spec.streams = 0;
 	is_int(gen(&spec, tmpl.buf, &x), 0, "file spec expands");
 	ok(!has(&x, "type='pty'"), "no pty without streams");
+	strbuf_release(&x);
+}
+
+/* an arm64 guest: virt, UEFI with its variables, GICv3, PL011 + hvc0 */
+static void test_arm64(void)
+{
+	struct vm_spec spec = base_spec();
+	struct strbuf x = STRBUF_INIT;
+
+	spec.arch = arch_get("arm64-64k");
+	spec.icount = 1;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "arm64 without a variable store "
+	       "is refused");
+	spec.nvram_path = "/tmp/vars.fd";
+	is_int(gen(&spec, tmpl.buf, &x), 0, "arm64 spec expands");
+	ok(has(&x, "<type arch='aarch64' machine='virt'>hvm</type>"),
+	   "aarch64 virt machine");
+	ok(has(&x, "<loader readonly='yes' type='pflash'>"
+	       "/usr/share/AAVMF/AAVMF_CODE.fd</loader>") &&
+	   has(&x, "<nvram template='/usr/share/AAVMF/AAVMF_VARS.fd'>"
+	       "/tmp/vars.fd</nvram>"), "UEFI code and its variables");
+	ok(has(&x, "<gic version='3'/>"), "GICv3");
+	ok(has(&x, "<model fallback='forbid'>cortex-a57</model>") &&
+	   !has(&x, "pdpe1gb"), "cortex-a57, no x86 feature");
+	ok(has(&x, "<model name='pl011'/>") &&
+	   has(&x, "<source path='/tmp/console.log'/>"), "console on PL011");
+	ok(has(&x, "<console type='file'>\n      <source path="
+	       "'/tmp/results.log'/>\n      <target type='virtio'/>"),
+	   "results on a virtio console");
+	ok(!has(&x, "isa-serial"), "no ISA serial port");
+	ok(has(&x, "<memory model='nvdimm'"), "the NVDIMM");
+	ok(has(&x, "-icount"), "icount");
+	ok(!has(&x, "@") && !has(&x, "\n\n"), "no placeholder, no blank line");
+	spec.streams = 1;
+	is_int(gen(&spec, tmpl.buf, &x), -1, "arm64 on a staged host is refused");
+	spec.streams = 0;
+	spec.arch = arch_get("x86_64");
+	is_int(gen(&spec, tmpl.buf, &x), 0, "x86_64 spec expands");
+	ok(has(&x, "<type arch='x86_64' machine='q35'>hvm</type>") &&
+	   !has(&x, "<loader") && !has(&x, "<gic") && !has(&x, "pl011"),
+	   "x86_64: q35, no firmware, no GIC, no PL011");
 	strbuf_release(&x);
 }
 
@@ -292,6 +334,7 @@ int main(void)
 	test_plain_and_kvm();
 	test_icount_and_label();
 	test_streams();
+	test_arm64();
 	test_remote_uris();
 	test_escaping_and_paths();
 	test_pinning();

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arch.c - the guest architectures: what building and booting each takes.
+ */
+#include <sys/utsname.h>
+
+#include "arch.h"
+#include "fsutil.h"
+#include "run-command.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define AAVMF_CODE "/usr/share/AAVMF/AAVMF_CODE.fd"
+#define AAVMF_VARS "/usr/share/AAVMF/AAVMF_VARS.fd"
+#define ARM64_DIR_DEFAULT "/usr/local/lib/mmci/arm64"
+
+static const struct arch arches[] = {
+	{
+		.name = "x86_64", .kernel_arch = "x86", .cross = "",
+		.image_target = "bzImage",
+		.image_path = "arch/x86/boot/bzImage",
+		.qemu_arch = "x86_64",
+		.qemu_binary = "/usr/bin/qemu-system-x86_64",
+		.machine = "q35", .cpu_model = "qemu64",
+		.console = "ttyS0", .results = "/dev/ttyS1",
+		.runner = "runner/mmci-runner", .page_kib = 4,
+		.packages = "qemu-system-x86 busybox-static",
+	},
+	{
+		/*
+		 * cortex-a57: a stated model, fast under TCG (`max` emulates
+		 * every optional feature and is slow); it has no LPA2, so
+		 * 4 KiB pages give a 48-bit VA.
+		 */
+		.name = "arm64", .kernel_arch = "arm64",
+		.cross = "aarch64-linux-gnu-", .image_target = "Image",
+		.image_path = "arch/arm64/boot/Image",
+		.fragments = { "arm64.config" },
+		.qemu_arch = "aarch64",
+		.qemu_binary = "/usr/bin/qemu-system-aarch64",
+		.machine = "virt", .cpu_model = "cortex-a57",
+		.console = "ttyAMA0", .results = "/dev/hvc0",
+		.runner = "runner/mmci-runner-arm64", .page_kib = 4,
+		.packages = "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
+			    "qemu-system-arm qemu-efi-aarch64 "
+			    "busybox-static:arm64 (downloaded by setup)",
+	},
+	{
+		.name = "arm64-64k", .kernel_arch = "arm64",
+		.cross = "aarch64-linux-gnu-", .image_target = "Image",
+		.image_path = "arch/arm64/boot/Image",
+		.fragments = { "arm64.config", "arm64-64k.config" },
+		.qemu_arch = "aarch64",
+		.qemu_binary = "/usr/bin/qemu-system-aarch64",
+		.machine = "virt", .cpu_model = "cortex-a57",
+		.console = "ttyAMA0", .results = "/dev/hvc0",
+		.runner = "runner/mmci-runner-arm64", .page_kib = 64,
+		.packages = "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
+			    "qemu-system-arm qemu-efi-aarch64 "
+			    "busybox-static:arm64 (downloaded by setup)",
+	},
+};
+
+const struct arch *arch_find(const char *name)
+{
+	size_t i;
+
+	if (!name || !*name)
+		name = ARCH_DEFAULT;
+	for (i = 0; i < ARRAY_SIZE(arches); i++)
+		if (!strcmp(arches[i].name, name))
+			return &arches[i];
+	return NULL;
+}
+
+const struct arch *arch_get(const char *name)
+{
+	const struct arch *a = arch_find(name);
+
+	if (!a)
+		error("unknown arch '%s' (%s)", name, ARCH_NAMES);
+	return a;
+}
+
+int arch_native(const struct arch *a)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return 0;
+	return !strcmp(u.machine, a->qemu_arch);
+}
+
+const char *arch_firmware(const struct arch *a)
+{
+	return strcmp(a->kernel_arch, "arm64") ? NULL : AAVMF_CODE;
+}
+
+const char *arch_nvram_template(const struct arch *a)
+{
+	return strcmp(a->kernel_arch, "arm64") ? NULL : AAVMF_VARS;
+}
+
+const char *arch_busybox(const struct arch *a)
+{
+	static char *arm64;
+	const char *dir;
+
+	if (strcmp(a->kernel_arch, "arm64"))
+		return "/bin/busybox";
+	if (!arm64) {
+		dir = getenv("MMCI_ARM64_DIR");
+		arm64 = xstrfmt("%s/busybox", dir && *dir ? dir :
+					      ARM64_DIR_DEFAULT);
+	}
+	return arm64;
+}
+
+int arch_check(const struct arch *a)
+{
+	/* the host's own: libvirt and the initramfs script say what lacks */
+	if (arch_native(a))
+		return 0;
+	if (*a->cross) {
+		char *gcc = xstrfmt("%sgcc", a->cross);
+		char *found = find_in_path(gcc);
+		int ok = found != NULL;
+
+		if (!ok)
+			error("arch %s: the cross compiler '%s' is missing: "
+			      "install gcc-aarch64-linux-gnu (make setup)",
+			      a->name, gcc);
+		free(gcc);
+		free(found);
+		if (!ok)
+			return -1;
+	}
+	if (!file_exists(a->qemu_binary))
+		return error("arch %s: '%s' is missing: install %s (make "
+			     "setup)", a->name, a->qemu_binary,
+			     strcmp(a->kernel_arch, "arm64") ?
+			     "qemu-system-x86" : "qemu-system-arm");
+	if (arch_firmware(a) && (!file_exists(arch_firmware(a)) ||
+				 !file_exists(arch_nvram_template(a))))
+		return error("arch %s: the UEFI firmware '%s' is missing (the "
+			     "NVDIMM is ACPI-only on virt): install "
+			     "qemu-efi-aarch64 (make setup)", a->name,
+			     arch_firmware(a));
+	if (!file_exists(arch_busybox(a)))
+		return error("arch %s: no static busybox at '%s' for the "
+			     "initramfs: make setup downloads "
+			     "busybox-static:arm64 there (or set "
+			     "MMCI_ARM64_DIR)", a->name, arch_busybox(a));
+	return 0;
+}
+
+char *arch_skip_options(const struct arch *a, const char *project_dir)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addch(&out, ' ');
+	for (i = 0; i < ARRAY_SIZE(a->fragments) && a->fragments[i]; i++) {
+		char *p = xstrfmt("%s/kernel-patches/config/%s", project_dir,
+				  a->fragments[i]);
+		struct strbuf f = STRBUF_INIT;
+		char *line, *save = NULL;
+
+		if (strbuf_read_file(&f, p, 0) >= 0)
+			for (line = strtok_r(f.buf, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				const char *v;
+
+				if (!skip_prefix(line, "# mmci-arch-skip:", &v))
+					continue;
+				while (*v == ' ' || *v == '\t')
+					v++;
+				strbuf_addstr(&out, v);
+				strbuf_addch(&out, ' ');
+			}
+		strbuf_release(&f);
+		free(p);
+	}
+	return strbuf_detach(&out, NULL);
+}
+
+char *arch_fix_align(const struct arch *a, const char *what,
+		     const char *list)
+{
+	struct strbuf out = STRBUF_INIT, said = STRBUF_INIT;
+	char *copy, *tok, *save = NULL;
+
+	if (a->page_kib != 64 || !list)
+		return NULL;
+	copy = xstrdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long b = 0;
+		const char *to = tok;
+
+		if (parse_size(tok, &b) < 0)
+			to = tok;	/* run.c's checks name it */
+		else if (b < 64 << 10)
+			to = "64K";
+		else if (b == 2ULL << 20)
+			to = "512M";
+		else if (b == 1ULL << 30)
+			to = NULL;
+		if (to != tok)
+			strbuf_addf(&said, "%s %s%s", said.len ? "," : "", tok,
+				    to ? " -> " : " dropped");
+		if (to != tok && to)
+			strbuf_addstr(&said, to);
+		if (to && !has_word(out.buf, to))
+			strbuf_addf(&out, "%s%s", out.len ? "," : "", to);
+	}
+	free(copy);
+	if (!said.len) {
+		strbuf_release(&out);
+		strbuf_release(&said);
+		return NULL;
+	}
+	warning("%s alignment on %s:%s: a 64 KiB-page kernel takes only 64K "
+		"(the page) and 512M (the PMD); it refuses 2M with EINVAL "
+		"and has no 1G mapping", what, a->name, said.buf);
+	if (!out.len)
+		strbuf_addstr(&out, "512M");
+	strbuf_release(&said);
+	return strbuf_detach(&out, NULL);
+}
