@@ -8,8 +8,8 @@
  */
 #include <getopt.h>
 #include <math.h>
-#include <sys/utsname.h>
 
+#include "arch.h"
 #include "build.h"
 #include "builtin.h"
 #include "compare.h"
@@ -21,13 +21,14 @@
 #include "run.h"
 #include "series-job.h"
 #include "strbuf.h"
+#include "tree.h"
 #include "util.h"
 #include "workload.h"
 
 static const char recipe_usage[] =
 	"usage: mmci recipe list [--recipes DIR]\n"
 	"   or: mmci recipe run NAME [--kernel PATH | --build ID |\n"
-	"                            --base REF --series FILE]\n"
+	"                            --base REF [--series FILE]]\n"
 	"                            [--scale small] [--iters N] [--dry-run]\n"
 	"                            [--recipes DIR]\n"
 	"\n"
@@ -38,8 +39,10 @@ static const char recipe_usage[] =
 	"  --kernel PATH      run this prebuilt kernel once ('mmci run'); the\n"
 	"                     authors' 'before' is what it is compared with\n"
 	"  --build ID         run a kernel built by 'mmci build' once\n"
-	"  --base REF         with --series: 'mmci test-series' semantics,\n"
-	"  --series FILE      before = REF, after = REF + the series (mbox)\n"
+	"  --base REF         build REF for the recipe's arch and run it\n"
+	"                     once; with --series: 'mmci test-series'\n"
+	"  --series FILE      semantics, before = REF, after = REF + the\n"
+	"                     series (mbox)\n"
 	"  --scale small      the recipe's small sizes (a few GiB) instead of\n"
 	"                     the authors'\n"
 	"  --iters N          rebinds per boot instead of the recipe's (in\n"
@@ -48,9 +51,6 @@ static const char recipe_usage[] =
 	"  --dry-run          print the mmci commands and the memory check,\n"
 	"                     boot nothing\n"
 	"  --recipes DIR      read the recipes from DIR\n";
-
-#define ARM64_UNSUPPORTED \
-	"needs an arm64 guest: not supported yet (issue 17 item 2)"
 
 /* what one run of a recipe is given: its options as words, parsed */
 struct recipe_run {
@@ -140,6 +140,12 @@ static int plan_init(struct recipe_plan *p, const struct recipe *r, int small,
 		if (ret)
 			return error("%s: the run options '%s' are not those "
 				     "of 'mmci run'", r->file, rr->line);
+		/* the recipe's arch is the runs' */
+		if (rr->a.o.arch && strcmp(rr->a.o.arch, r->arch))
+			return error("%s: the run options say --arch %s, the "
+				     "recipe is for %s", r->file,
+				     rr->a.o.arch, r->arch);
+		rr->a.o.arch = r->arch;
 	}
 	return 0;
 }
@@ -166,19 +172,17 @@ static void plan_release(struct recipe_plan *p)
 static int plan_fits(const struct recipe_plan *p, struct strbuf *why,
 		     int *short_mem)
 {
-	struct utsname u;
+	const struct arch *a = arch_get(p->r->arch);
 	long long need = 0, avail;
 	struct strbuf parts = STRBUF_INIT;
 	size_t i;
 
 	*short_mem = 0;
-	if (!strcmp(p->r->arch, "arm64")) {
-		strbuf_addstr(why, ARM64_UNSUPPORTED);
-		return 0;
-	}
-	if (uname(&u) == 0 && strcmp(u.machine, p->r->arch)) {
-		strbuf_addf(why, "needs an %s host, this one is %s",
-			    p->r->arch, u.machine);
+	if (!a)
+		return -1;
+	/* a cross compiler, QEMU, firmware or busybox missing */
+	if (arch_check(a) < 0) {
+		strbuf_addstr(why, last_error());
 		return 0;
 	}
 	for (i = 0; i < p->nr; i++) {
@@ -226,7 +230,7 @@ static int cmd_recipe_list(const char *dir)
 
 	if (recipe_load_dir(dir, &r, &nr) < 0)
 		return 1;
-	printf("%-22s %-7s %-12s %s\n", "NAME", "ARCH", "SIZES",
+	printf("%-22s %-9s %-12s %s\n", "NAME", "ARCH", "SIZES",
 	       "ON THIS HOST");
 	for (i = 0; i < nr; i++) {
 		struct strbuf sizes = STRBUF_INIT, why = STRBUF_INIT;
@@ -249,7 +253,7 @@ static int cmd_recipe_list(const char *dir)
 			plan_release(&p);
 			strbuf_release(&w2);
 		}
-		printf("%-22s %-7s %-12s %s%s\n  %s\n", r[i].name, r[i].arch,
+		printf("%-22s %-9s %-12s %s%s\n  %s\n", r[i].name, r[i].arch,
 		       sizes.buf, fits == 1 ? "yes: " : fits == 0 ? "no: " :
 		       "error: ", fits < 0 ? last_error() : why.buf,
 		       r[i].description);
@@ -416,6 +420,9 @@ static void print_command(const struct recipe_run *rr, const char *kernel,
 	if (series)
 		printf("mmci test-series %s --base %s, run options: %s\n",
 		       series, base, rr->line);
+	else if (base)
+		printf("mmci build %s --arch %s, then mmci run --build ID "
+		       "%s\n", base, rr->a.o.arch, rr->line);
 	else if (build_id)
 		printf("mmci run --build %lld %s\n", build_id, rr->line);
 	else
@@ -478,9 +485,38 @@ static int run_one(const struct mmci_config *cfg, struct db *db,
 	return ret;
 }
 
-static int cmd_recipe_run(const char *dir, const char *name,
-			  const struct run_request *q)
+/*
+ * --base without --series: the kernel at @base built for the recipe's
+ * arch (cached like any build); its id goes to q->build_id. 0 or -1.
+ */
+static int build_base(const struct mmci_config *cfg, struct db *db,
+		      const struct recipe *r, struct run_request *q)
 {
+	struct build_result br = { 0 };
+	git_repository *repo = NULL;
+	git_oid commit;
+	int ret = -1;
+
+	if (tree_open(cfg->tree_dir, &repo) < 0 ||
+	    tree_resolve(repo, q->base, &commit) < 0)
+		goto out;
+	progress("recipe %s: building %s for %s", r->name, q->base, r->arch);
+	if (build_kernel(cfg, db, repo, &commit, 0, 0, NULL,
+			 arch_get(r->arch), &br) < 0)
+		goto out;
+	q->build_id = br.id;
+	q->base = NULL;
+	ret = 0;
+out:
+	build_result_release(&br);
+	git_repository_free(repo);
+	return ret;
+}
+
+static int cmd_recipe_run(const char *dir, const char *name,
+			  const struct run_request *given)
+{
+	struct run_request req = *given, *q = &req;
 	struct recipe *all, *r = NULL;
 	struct recipe_plan p = { 0 };
 	struct strbuf why = STRBUF_INIT, sizes = STRBUF_INIT;
@@ -539,6 +575,8 @@ static int cmd_recipe_run(const char *dir, const char *name,
 	setup_command(&cfg, &db);
 	opened = 1;
 	interrupt_catch();	/* fails the runs and boots on SIGTERM */
+	if (q->base && !q->series && build_base(&cfg, &db, r, q) < 0)
+		goto out;
 	for (i = 0; i < p.nr && !interrupted(); i++) {
 		progress("recipe %s: run %zu of %zu%s%s", r->name, i + 1, p.nr,
 			 p.runs[i].size ? ", size " : "",
@@ -653,12 +691,12 @@ int cmd_recipe(int argc, char **argv)
 		free(dir);
 		return ret;
 	}
-	if (argc - optind != 1 || !!q.base != !!q.series ||
-	    (q.series && (q.kernel || q.build_id)) ||
+	if (argc - optind != 1 || (q.series && !q.base) ||
+	    (q.base && (q.kernel || q.build_id)) ||
 	    (q.kernel && q.build_id) ||
-	    (!q.dry_run && !q.series && !q.kernel && !q.build_id)) {
+	    (!q.dry_run && !q.base && !q.kernel && !q.build_id)) {
 		error("give a recipe name and one of --kernel, --build or "
-		      "--base with --series");
+		      "--base (with or without --series)");
 		fputs(recipe_usage, stderr);
 		free(dir);
 		return 129;

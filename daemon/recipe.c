@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "recipe.h"
 #include "strbuf.h"
 #include "util.h"
@@ -195,8 +196,8 @@ static int parse_line(const char *where, const char *key, const char *v,
 	if (!strcmp(key, "small_run"))
 		return set_once(where, key, &r->small_run, v);
 	if (!strcmp(key, "arch")) {
-		if (strcmp(v, "x86_64") && strcmp(v, "arm64"))
-			return error("%s: arch is x86_64 or arm64, not '%s'",
+		if (!arch_find(v))
+			return error("%s: arch is " ARCH_NAMES ", not '%s'",
 				     where, v);
 		return set_once(where, key, &r->arch, v);
 	}

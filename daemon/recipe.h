@@ -32,7 +32,7 @@ struct recipe {
 	char *name;             /* from the file name, NAME.recipe */
 	char *file;             /* the path it was read from */
 	char *description;
-	char *arch;             /* "x86_64" or "arm64" */
+	char *arch;             /* arch.h's: "x86_64", "arm64", "arm64-64k" */
 	char *source;           /* message-id and subject of the mail */
 	char *authors;          /* the authors' set-up and mode, in words */
 	char **sizes;           /* the authors' sizes, "100G" */

@@ -22,18 +22,22 @@ avail_mib() {
 	echo $(($(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024))
 }
 
-test_expect 'list: every recipe, arm64 ones unsupported, memory checked' '
+test_expect 'list: every recipe, its arch, memory checked' '
 	"$MMCI" recipe list > out && cat out &&
 	for f in "$RECIPES"/*.recipe; do
 		n=$(basename "$f" .recipe) &&
 		arch=$(sed -n "s/^arch = //p" "$f") &&
 		grep -q "^$n  *$arch  *[0-9MG,]*  *\(yes\|no\): " out || exit 1
 	done &&
-	[ "$(grep -c "^[a-z0-9-]*  *\(x86_64\|arm64\) " out)" = \
+	[ "$(grep -c "^[a-z0-9-]*  *\(x86_64\|arm64\|arm64-64k\) " out)" = \
 	  "$(ls "$RECIPES"/*.recipe | wc -l)" ] &&
-	[ "$(grep -c "^[a-z0-9-]*  *arm64 .* no: needs an arm64 guest: not supported yet (issue 17 item 2)$" out)" = \
-	  "$(grep -l "^arch = arm64" "$RECIPES"/*.recipe | wc -l)" ] &&
 	[ "$(grep -l "^arch = arm64" "$RECIPES"/*.recipe | wc -l)" -ge 2 ] &&
+	grep -q "^memmap-rebind-arm64  *arm64-64k  *100G  *yes: needs [0-9]* MiB" out &&
+	grep -q "^vmap-contig-arm64  *arm64  .* yes: needs [0-9]* MiB" out &&
+	need() { sed -n "s/^$1  .*needs \([0-9]*\) MiB of host memory.*/\1/p" out; } &&
+	x86=$(need memmap-rebind) && a64=$(need memmap-rebind-arm64) &&
+	echo "100 GiB: x86_64 needs $x86 MiB, arm64-64k $a64 MiB" &&
+	[ "$a64" -lt "$x86" ] &&
 	line=$(grep "^hotplug-virtio-mem " out) &&
 	need=$(echo "$line" | sed -n "s/.*needs \([0-9]*\) MiB of host memory.*/\1/p") &&
 	[ "$need" -gt 11264 ] &&
@@ -118,15 +122,18 @@ test_expect 'a malformed recipe file: the error names file and line' '
 	set +e; MMCI_RECIPES=$PWD/bad "$MMCI" recipe run memmap-rebind --dry-run 2> err; rc=$?
 	set -e; cat err &&
 	[ $rc = 1 ] &&
-	grep -qx "error: $PWD/bad/typo.recipe:2: arch is x86_64 or arm64, not .riscv." err
+	grep -qx "error: $PWD/bad/typo.recipe:2: arch is x86_64, arm64 (4 KiB pages) or arm64-64k (64 KiB pages), not .riscv." err
 '
 
-test_expect 'an arm64 recipe is refused before boot' '
-	set +e; "$MMCI" recipe run memmap-rebind-arm64 --scale small \
-		--kernel "$CLOUD_KERNEL" 2> err; rc=$?; set -e && cat err &&
+test_expect 'an arm64 recipe without an arm64 busybox is refused before boot' '
+	set +e; MMCI_ARM64_DIR=$PWD/nowhere "$MMCI" recipe run \
+		memmap-rebind-arm64 --scale small --kernel "$CLOUD_KERNEL" \
+		2> err; rc=$?; set -e && cat err &&
 	[ $rc = 1 ] &&
-	grep -qx "error: recipe .memmap-rebind-arm64. (sizes 2G) cannot run on this host: needs an arm64 guest: not supported yet (issue 17 item 2)" err &&
-	[ "$(runs)" = 0 ]
+	grep -qx "error: recipe .memmap-rebind-arm64. (sizes 2G) cannot run on this host: arch arm64-64k: no static busybox at .$PWD/nowhere/busybox. for the initramfs: make setup downloads busybox-static:arm64 there (or set MMCI_ARM64_DIR)" err &&
+	[ "$(runs)" = 0 ] &&
+	MMCI_ARM64_DIR=$PWD/nowhere "$MMCI" recipe list > out 2> err &&
+	grep -q "^memmap-rebind-arm64  *arm64-64k  *100G  *no: arch arm64-64k: no static busybox" out
 '
 
 test_expect_vm 'memmap-rebind at --scale small: measured beside the authors' '
