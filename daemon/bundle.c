@@ -8,6 +8,7 @@
 #include <git2.h>
 #include <zlib.h>
 
+#include "arch.h"
 #include "bundle.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -378,7 +379,7 @@ int bundle_make(struct db *db, long long run_id, json_t **out)
 	params = r.pj ? json_incref(r.pj) : json_string(r.params);
 	run = json_pack("{s:o, s:s, s:o, s:s, s:s, s:I, s:I, s:I, s:s, s:s, "
 			"s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:f, "
-			"s:f, s:I}",
+			"s:f, s:I, s:s}",
 			"label", jopt(r.label), "workloads", r.workloads,
 			"params", params, "accel", r.accel, "clock", r.clock,
 			"vcpus", (json_int_t)r.vcpus, "ram_mib",
@@ -391,7 +392,7 @@ int bundle_make(struct db *db, long long run_id, json_t **out)
 			"status", r.status, "error", jopt(r.error),
 			"started_at", r.started_at, "ended_at",
 			r.ended_at < 0 ? r.started_at : r.ended_at,
-			"concurrent", (json_int_t)concurrent);
+			"concurrent", (json_int_t)concurrent, "arch", r.arch);
 	kernel = kernel_json(db, &r);
 	boots = boots_json(db, run_id, &domain);
 	if (!run || !kernel || !boots) {
@@ -698,8 +699,8 @@ static int import_boots(struct db *db, const json_t *boots, long long run)
 }
 
 static int import_build(const struct mmci_config *cfg, struct db *db,
-			const json_t *k, const char *src, const char *sha1,
-			long long *build_id)
+			const json_t *k, const char *arch, const char *src,
+			const char *sha1, long long *build_id)
 {
 	static const char *const keys[] = { "commit", "base", "fragment",
 					    NULL };
@@ -733,14 +734,15 @@ static int import_build(const struct mmci_config *cfg, struct db *db,
 	ret = db_run(db, "INSERT INTO builds (cache_key, tree_path, commit_id, "
 		     "tree_oid, series_id, upto, config_fragment, config_hash, "
 		     "dotconfig_hash, compiler, kernel_release, hz, status, "
-		     "started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		     "'ok', ?)", "ttttIitttttid", key, "(bundle)", js(k, "commit"),
+		     "started_at, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		     "?, ?, 'ok', ?, ?)", "ttttIitttttidt", key, "(bundle)",
+		     js(k, "commit"),
 		     js(k, "tree"), series_id, upto, frag,
 		     js(json_object_get(k, "fragment"), "sha1"),
 		     json_string_value(json_object_get(dot, "sha1")),
 		     json_string_value(json_object_get(k, "compiler")),
 		     json_string_value(json_object_get(k, "release")),
-		     ji(k, "hz"), now_s());
+		     ji(k, "hz"), now_s(), arch);
 	free(key);
 	free(frag);
 	if (ret < 0)
@@ -768,12 +770,18 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	long long build_id = 0, have;
 	char *label = NULL, *params = NULL, *initrd = NULL;
 	const char *kernel = "(bundle)", *modroot = "(bundle)", *slash;
+	/* a bundle made before arches is x86_64 */
+	const char *arch = json_string_value(json_object_get(run, "arch"));
 	int rc;
 
 	if (!json_is_object(run) || !json_is_object(k) ||
 	    !json_is_array(boots) || need(run, "run", run_keys) < 0)
 		return error("bundle '%s' lacks its run, kernel or boots",
 			     src);
+	if (!arch)
+		arch = ARCH_DEFAULT;
+	if (!arch_find(arch))
+		return error("bundle '%s': unknown arch '%s'", src, arch);
 	rc = db_int_checked(db, &have, "SELECT run_id FROM bundle_imports "
 			    "WHERE sha1 = ?", "t", sha1);
 	if (rc < 0)
@@ -793,7 +801,7 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	if (db_begin(db) < 0)
 		return -1;
 	if (!strcmp(js(k, "kind"), "build") &&
-	    import_build(cfg, db, k, src, sha1, &build_id) < 0)
+	    import_build(cfg, db, k, arch, src, sha1, &build_id) < 0)
 		goto fail;
 	/*
 	 * The runner's initramfs (<data>/images/<release>-<key>.cpio.gz) is
@@ -815,9 +823,9 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 		   "clock, vcpus, ram_mib, nvdimm_mib, backing, qemu_version, "
 		   "libvirt_version, host, runner_sha1, initrd, initrd_sha1, "
 		   "status, error, started_at, ended_at, setup_sha1, "
-		   "concurrent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		   "tItttittttiiitttttttttddti", label, build_id, kernel,
+		   "concurrent, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		   "tItttittttiiitttttttttddtit", label, build_id, kernel,
 		   js(run, "kernel_release"), modroot, ji(run, "hz"),
 		   js(run, "workloads"), params, js(run, "accel"),
 		   js(run, "clock"), ji(run, "vcpus"), ji(run, "ram_mib"),
@@ -833,7 +841,8 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 		   json_number_value(json_object_get(run, "started_at")),
 		   json_number_value(json_object_get(run, "ended_at")),
 		   json_string_value(json_object_get(run, "setup_sha1")),
-		   ji(run, "concurrent") > 0 ? ji(run, "concurrent") : 1) < 0)
+		   ji(run, "concurrent") > 0 ? ji(run, "concurrent") : 1,
+		   arch) < 0)
 		goto fail;
 	*run_id = db_last_id(db);
 	if (import_boots(db, boots, *run_id) < 0 ||
