@@ -1,0 +1,101 @@
+#!/bin/sh
+# t0360-arm64-cloud: an arm64 guest without a cross-build (docs/ARM64.md).
+# Debian's cloud-arm64 kernel, which make setup unpacks beside the arm64
+# busybox, boots through libvirt on QEMU's virt machine with UEFI (AAVMF),
+# GICv3 and cortex-a57, in icount mode; the arm64 runner plugs and
+# unplugs virtio-mem and writes its results to the virtio console. The
+# run records its arch; an x86_64 run of the same workload is never
+# compared with it; what an arm64 run lacks is named before anything
+# boots. About 1 min (two 13 s boots). tests/long/t1200-arm64.sh
+# cross-builds mmci's own arm64 kernels and measures the NVDIMM there.
+# mmci-test-needs: vm
+. "$(dirname "$0")/lib.sh"
+export MMCI_ACCEL=tcg
+
+# e_machine of an ELF file, as hex bytes: b700 is aarch64, 3e00 x86-64
+elf_machine() { od -An -tx1 -j18 -N2 "$1" | tr -d " "; }
+
+need_libvirt
+ARM64_DIR=${MMCI_ARM64_DIR:-/usr/local/lib/mmci/arm64}
+A64_KERNEL=$(ls "$ARM64_DIR"/cloud/boot/vmlinuz-*-cloud-arm64 2>/dev/null |
+	sort -V | tail -n 1)
+[ -n "$A64_KERNEL" ] ||
+	skip_all "no $ARM64_DIR/cloud/boot/vmlinuz-*-cloud-arm64 (run make setup)"
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+A64_REL=${A64_KERNEL##*/vmlinuz-}
+
+vmem() {
+	"$MMCI" run --workloads virtio-mem --nvdimm 1G --vmem-sizes 512M \
+		--hotplug-iters 1 "$@"
+}
+
+test_expect 'an unknown arch is refused by every measuring command' '
+	for cmd in "run --kernel $A64_KERNEL" "build debian-6.12" \
+		"test-series x.mbox --base debian-6.12"; do
+		set +e; "$MMCI" $cmd --arch sparc64 > out 2> err; rc=$?; set -e
+		cat err && [ $rc = 129 ] &&
+		grep -qx "error: unknown arch .sparc64. (x86_64, arm64 (4 KiB pages) or arm64-64k (64 KiB pages))" err ||
+			exit 1
+	done
+'
+
+test_expect 'without an arm64 busybox: refused before boot, the package named' '
+	set +e; MMCI_ARM64_DIR=$PWD/nowhere vmem --kernel "$A64_KERNEL" \
+		--modules-root "$ARM64_DIR/cloud" --arch arm64 > out 2> err
+	rc=$?; set -e; cat err &&
+	[ $rc = 1 ] &&
+	grep -qx "error: arch arm64: no static busybox at .$PWD/nowhere/busybox. for the initramfs: make setup downloads busybox-static:arm64 there (or set MMCI_ARM64_DIR)" err &&
+	! [ -e "$MMCI_DB" ] || [ "$(sql "SELECT count(*) FROM runs")" = 0 ]
+'
+
+test_expect_vm 'an arm64 guest: UEFI, virt, virtio-mem plugged and unplugged' '
+	vmem --kernel "$A64_KERNEL" --modules-root "$ARM64_DIR/cloud" \
+		--arch arm64 --hz 250 > out 2> err; rc=$?
+	cat out err; [ $rc = 0 ] &&
+	grep -q "^run #1: ok" out &&
+	grep -q "run #1 boot 0: arm64 tcg, icount" err &&
+	[ "$(sql "SELECT arch || \" \" || accel || \" \" || clock || \" \" || kernel_release FROM runs WHERE id = 1")" = "arm64 tcg icount $A64_REL" ] &&
+	sql "SELECT accel_reason FROM runs WHERE id = 1" |
+		grep -qx "an arm64 guest is emulated on this host (TCG)" &&
+	sql "SELECT domain_xml FROM boots WHERE run_id = 1" > dom.xml &&
+	grep -q "<type arch=.aarch64. machine=.virt.>hvm</type>" dom.xml &&
+	grep -q "<loader readonly=.yes. type=.pflash.>/usr/share/AAVMF/AAVMF_CODE.fd</loader>" dom.xml &&
+	grep -q "<gic version=.3./>" dom.xml &&
+	grep -q "<model fallback=.forbid.>cortex-a57</model>" dom.xml &&
+	grep -q "<model name=.pl011./>" dom.xml &&
+	grep -q "<target type=.virtio./>" dom.xml &&
+	grep -q "console=ttyAMA0 .*mmci.out=/dev/hvc0" dom.xml &&
+	! ls "$MMCI_DATA"/runs/1/*uefi-vars* 2> /dev/null &&
+	grep -q "EFI stub: Booting Linux Kernel" "$MMCI_DATA/runs/1/boot0-console.log" &&
+	grep -q "modules loaded: .*virtio_console" "$MMCI_DATA/runs/1/boot0-console.log" &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
+	     workload = \"virtio-mem\" AND variant = \"to=512M\" AND
+	     metric = \"plug\" AND value > 0")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
+	     workload = \"virtio-mem\" AND variant = \"from=512M\" AND
+	     metric = \"unplug\" AND value > 0")" = 1 ] &&
+	sql "SELECT message FROM events WHERE run_id = 1 AND key = \"interrupt\"" |
+		grep -q "GICv3" &&
+	initrd=$(sql "SELECT initrd FROM runs WHERE id = 1") &&
+	zcat "$initrd" | cpio -i --quiet --to-stdout bin/busybox > bb &&
+	[ "$(elf_machine bb)" = b700 ] &&
+	zcat "$initrd" | cpio -i --quiet --to-stdout bin/mmci-runner > runner &&
+	[ "$(elf_machine runner)" = b700 ] &&
+	no_domains_left
+'
+
+test_expect_vm 'an x86_64 run of the same workload is never compared with it' '
+	vmem --kernel "$CLOUD_KERNEL" > out 2> err; rc=$?; cat out; [ $rc = 0 ] &&
+	grep -q "^run #2: ok" out &&
+	[ "$(sql "SELECT arch FROM runs WHERE id = 2")" = x86_64 ] &&
+	[ "$(sql "SELECT setup_sha1 = (SELECT setup_sha1 FROM runs WHERE id = 1) FROM runs WHERE id = 2")" = 0 ] &&
+	set +e; "$MMCI" compare 2 1 > out 2> err; rc=$?; set -e; cat err &&
+	[ $rc = 1 ] &&
+	grep -qx "error: run #2 (x86_64 guest) and run #1 (arm64 guest) ran on different architectures: they are never compared" err
+'
+
+test_expect 'nothing left behind' '
+	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+'
+
+test_done
