@@ -744,6 +744,33 @@ void run_setup_shape(const struct run_row *r, struct strbuf *out)
 		    r->vcpus, r->pin == 1 ? " pinned" : "");
 }
 
+/*
+ * The host-side times of a wall-clock boot (vm_result.host_samples) go to
+ * runs/N/bootB-host.jsonl, beside the guest's results, and are stored as
+ * its samples. 0, or -1 after error().
+ */
+static int store_host_samples(struct db *db, long long run_id,
+			      long long boot_id, const char *dir, int idx,
+			      const struct strbuf *samples,
+			      struct result_counts *counts)
+{
+	struct result_counts hc = { 0 };
+	char *path;
+	int ret;
+
+	if (!samples->len)
+		return 0;
+	path = xstrfmt("%s/boot%d-host.jsonl", dir, idx);
+	ret = write_file(path, samples->buf, samples->len);
+	if (!ret)
+		ret = result_ingest(db, run_id, boot_id, path, &hc);
+	counts->samples += hc.samples;
+	counts->rejected += hc.rejected;
+	free(hc.kernel);
+	free(path);
+	return ret;
+}
+
 /* what the host did on the guest's requests: a 'host' event per line */
 static int store_host_log(struct db *db, long long run_id, long long boot_id,
 			  const char *log)
@@ -819,6 +846,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 			     interrupt_reason());
 	memset(&vres, 0, sizeof(vres));
 	strbuf_init(&vres.host_log, 0);
+	strbuf_init(&vres.host_samples, 0);
 	vres.exit_kind = VM_START_FAILED;
 	if (run_load(db, run_id, &r) < 0)
 		return -1;
@@ -912,6 +940,11 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	}
 	if (result_ingest(db, run_id, boot_id, results, &counts) < 0) {
 		strbuf_addf(&why, "cannot store the results of '%s'", results);
+		goto record;
+	}
+	if (store_host_samples(db, run_id, boot_id, dir, idx,
+			       &vres.host_samples, &counts) < 0) {
+		strbuf_addstr(&why, "cannot store the host-side times");
 		goto record;
 	}
 	if (vres.exit_kind == VM_INTERRUPTED)

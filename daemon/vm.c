@@ -52,6 +52,8 @@
 /* namespace of our <metadata> element: who started the domain */
 #define VM_METADATA_NS "https://mmci.invalid/xmlns/run/1"
 #define VM_POLL_MS 100
+/* while the host waits for the guest's answer to a resize (wall clock) */
+#define VM_PENDING_POLL_MS 2
 /* how long to keep reading events after the domain vanished */
 #define VM_EVENT_GRACE_S 0.5
 /* a pool volume untouched this long, with no domain, is a leftover */
@@ -929,6 +931,16 @@ struct vm_requests {
 	struct strbuf *log;	/* vm_result.host_log */
 	int handled;
 	const char *label;	/* vm_spec.label, for the status line */
+	/*
+	 * Wall clock only (host_samples set): the resize the host made
+	 * last, for its host-side time (vm_host_sample()); the event loop
+	 * wakes every VM_PENDING_POLL_MS while one is pending.
+	 */
+	struct strbuf *host_samples;	/* vm_result.host_samples, or NULL */
+	int timer;		/* the event loop's timer */
+	int pending, fast;	/* fast: the timer at VM_PENDING_POLL_MS */
+	double pending_at;	/* now_s() right before the resize call */
+	long long pending_mib, pending_seq;
 };
 
 /* the status line: where the runner is, from its last sample */
@@ -1020,12 +1032,63 @@ static void vm_request(struct vm_requests *rq, virDomainPtr dom,
 		 mib % 2)
 		error("virtio-mem size %lld MiB is not a multiple of 2 MiB "
 		      "within 0..%llu", (long long)mib, rq->vmem_max_mib);
-	else
+	else {
+		rq->pending_at = now_s();
 		rc = vmem_resize(dom, mib);
+	}
+	rq->pending = !rc && rq->host_samples;
+	rq->pending_mib = mib;
+	rq->pending_seq = seq;
 	strbuf_addf(rq->log, "%.3f s: request %lld %s %lld MiB: %s\n", t,
 		    (long long)seq, action ? action : "?", (long long)mib,
 		    rc ? last_error() : "done");
 	json_decref(o);
+}
+
+/*
+ * The guest's sample of a resize the host made: its host-side time, from
+ * right before the host's resize call to the sample line read back on
+ * the host, as the authors of the hotplug series timed it ("request ->
+ * MemTotal"). A sample of its own (metric plug_host, unplug_host) in the
+ * runner's format, the guest's variant and iteration; wall clock only,
+ * a host time has no meaning beside icount's guest time. It includes the
+ * serial line's way back and up to VM_PENDING_POLL_MS of polling.
+ */
+static void vm_host_sample(struct vm_requests *rq, const char *line,
+			   double now)
+{
+	json_t *o, *out;
+	const char *wl = NULL, *metric = NULL, *variant = "";
+	json_int_t it = 0;
+	char name[32], *text;
+
+	if (!rq->pending)
+		return;
+	o = json_loads(line, 0, NULL);
+	if (!o || json_unpack(o, "{s:s, s:s, s?:s, s?:I}", "workload", &wl,
+			      "metric", &metric, "variant", &variant, "iter",
+			      &it) < 0 || strcmp(wl, "virtio-mem") ||
+	    (strcmp(metric, "plug") && strcmp(metric, "unplug"))) {
+		json_decref(o);
+		return;
+	}
+	xsnprintf(name, sizeof(name), "%s_host", metric);
+	out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f}", "type",
+			"sample", "workload", wl, "variant", variant, "metric",
+			name, "unit", "ms", "iter", it, "value",
+			(now - rq->pending_at) * 1000);
+	text = out ? json_dumps(out, JSON_COMPACT) : NULL;
+	if (text) {
+		strbuf_addf(rq->host_samples, "%s\n", text);
+		strbuf_addf(rq->log, "host time of request %lld (%lld MiB): "
+			    "%.1f ms to the guest's %s sample\n",
+			    rq->pending_seq, rq->pending_mib,
+			    (now - rq->pending_at) * 1000, metric);
+	}
+	free(text);
+	json_decref(out);
+	json_decref(o);
+	rq->pending = 0;
 }
 
 /* read what the runner wrote since the last call and act on requests */
@@ -1045,18 +1108,26 @@ static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
 
 		while ((nl = memchr(p, '\n', buf + n - p))) {
 			strbuf_add(&rq->partial, p, nl - p);
-			if (strstr(rq->partial.buf, "\"request\""))
+			if (strstr(rq->partial.buf, "\"request\"")) {
 				vm_request(rq, dom, rq->partial.buf,
 					   now_s() - t0);
-			else if (rq->label &&
-				 strstr(rq->partial.buf, "\"sample\""))
-				vm_progress(rq, rq->partial.buf, now_s() - t0);
+			} else if (strstr(rq->partial.buf, "\"sample\"")) {
+				vm_host_sample(rq, rq->partial.buf, now_s());
+				if (rq->label)
+					vm_progress(rq, rq->partial.buf,
+						    now_s() - t0);
+			}
 			strbuf_reset(&rq->partial);
 			p = nl + 1;
 		}
 		/* the runner writes whole lines: a long tail is noise */
 		if (rq->partial.len + (buf + n - p) < 65536)
 			strbuf_add(&rq->partial, p, buf + n - p);
+	}
+	if (rq->timer >= 0 && rq->fast != rq->pending) {
+		virEventUpdateTimeout(rq->timer, rq->pending ?
+				      VM_PENDING_POLL_MS : VM_POLL_MS);
+		rq->fast = rq->pending;
 	}
 }
 
@@ -1362,7 +1433,8 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	const char *tpath = spec->template_path ? spec->template_path :
 						  VM_DEFAULT_TEMPLATE;
 	struct vm_watch w = { .name = spec->name };
-	struct vm_requests rq = { .fd = -1, .partial = STRBUF_INIT };
+	struct vm_requests rq = { .fd = -1, .partial = STRBUF_INIT,
+				  .timer = -1 };
 	struct vm_console con = { .path = spec->console_log, .fd = -1,
 				  .head = STRBUF_INIT };
 	const char *seam = spec->kvm ? vm_test_kvm_seam() : NULL;
@@ -1383,6 +1455,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 
 	memset(res, 0, sizeof(*res));
 	strbuf_init(&res->host_log, 0);
+	strbuf_init(&res->host_samples, 0);
 	res->exit_kind = VM_START_FAILED;
 
 	if (strbuf_read_file(&tmpl, tpath, 4096) < 0) {
@@ -1514,6 +1587,9 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	rq.vmem_max_mib = spec->virtio_mem_max_mib;
 	rq.log = &res->host_log;
 	rq.label = spec->label;
+	rq.timer = timer;
+	if (!spec->icount)
+		rq.host_samples = &res->host_samples;
 	end = vm_wait(conn, dom, spec, t0, t1, &w, &rq, &con, &lost);
 	if (end != WAIT_ENDED && !w.end_s)
 		w.end_s = now_s();
@@ -1574,6 +1650,7 @@ void vm_result_release(struct vm_result *res)
 	free(res->domain_xml);
 	res->qemu_version = res->libvirt_version = res->domain_xml = NULL;
 	strbuf_release(&res->host_log);
+	strbuf_release(&res->host_samples);
 }
 
 const char *vm_exit_kind_name(enum vm_exit_kind kind)

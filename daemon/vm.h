@@ -114,6 +114,11 @@ struct vm_result {
 	char error[256];	/* why, when exit_kind != VM_POWEROFF */
 	/* what the host did on the guest's requests, a line each */
 	struct strbuf host_log;
+	/*
+	 * wall clock: the host-side times of the virtio-mem resizes, as
+	 * sample records in the runner's format (plug_host, unplug_host)
+	 */
+	struct strbuf host_samples;
 };
 
 /**

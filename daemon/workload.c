@@ -70,6 +70,14 @@ static const struct metric_def vmem_metrics[] = {
 	{ "online", "ms", 1, 0.001,
 	  "auto_online_blocks=offline: the part of a plug the runner spent "
 	  "onlining the blocks virtio-mem added offline" },
+	/* vm.c: vm_host_sample(); the host polls every 2 ms meanwhile */
+	{ "plug_host", "ms", 1, 2,
+	  "wall clock only: the plug timed on the host, from its resize "
+	  "request to the guest's plug sample read back (request -> "
+	  "MemTotal, as the hotplug series' authors timed it)" },
+	{ "unplug_host", "ms", 1, 2,
+	  "wall clock only: the unplug timed on the host, from its resize "
+	  "request to the guest's unplug sample read back" },
 	{ NULL }
 };
 

@@ -58,7 +58,9 @@ test_expect 'virtio-mem: host resizes on request, guest times each step' '
 	[ "$(sql "SELECT count(*) FROM events WHERE run_id = 3 AND
 	     kind = \"request\"")" = 6 ] &&
 	sql "SELECT domain_xml FROM boots WHERE run_id = 3" |
-		grep -q "<memory model=.virtio-mem.>"
+		grep -q "<memory model=.virtio-mem.>" &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 3 AND
+	     metric LIKE \"%_host\"")" = 0 ]
 '
 
 test_expect 'virtio-mem with memmap_on_memory off and on: two runs' '
@@ -132,6 +134,24 @@ test_expect 'the workload list is run in table order, kmem last' '
 	[ "$(sql "SELECT workloads FROM runs WHERE id = $id")" = fsdax,kmem ] &&
 	[ "$(count $id fsdax align=2M,map=dev rebind_memmap)" = 1 ] &&
 	[ "$(count $id kmem online=online_movable,memmap_on_memory=0 online)" = 1 ]
+'
+
+test_expect 'wall clock: each resize also timed on the host, request to answer' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads virtio-mem --clock wall \
+		--nvdimm 1G --vmem-sizes 512M --hotplug-iters 2 > out6 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out6) &&
+	[ "$(sql "SELECT clock FROM runs WHERE id = $id")" = wall ] &&
+	[ "$(count $id virtio-mem to=512M plug_host)" = 2 ] &&
+	[ "$(count $id virtio-mem from=512M unplug_host)" = 2 ] &&
+	ls "$MMCI_DATA/runs/$id/boot0-host.jsonl" &&
+	sql "SELECT g.iteration, g.value, h.value FROM samples g JOIN samples h
+	     ON h.run_id = g.run_id AND h.boot_id = g.boot_id AND
+	     h.iteration = g.iteration AND h.variant = g.variant AND
+	     h.metric = g.metric || \"_host\" WHERE g.run_id = $id" > pairs &&
+	cat pairs && [ "$(wc -l < pairs)" = 4 ] &&
+	awk -F"|" "\$3 < 0.9 * \$2 || \$3 > \$2 + 30000 { bad = 1 } END { exit bad }" pairs &&
+	sql "SELECT message FROM events WHERE run_id = $id AND kind = \"host\"" |
+		grep -q "^host time of request [0-9]* (512 MiB): [0-9.]* ms to the guest.s plug sample$"
 '
 
 test_expect 'nothing left behind' '
