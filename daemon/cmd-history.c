@@ -134,7 +134,7 @@ static int history_load(struct db *db, struct history *h,
 		"coalesce(r.hz, b.hz, 0), r.nvdimm_mib, r.backing, r.ram_mib, "
 		"r.vcpus, coalesce(json_extract(r.params, '$.pin'), 0), "
 		"r.build_id, coalesce(b.commit_id, ''), b.series_id, "
-		"s.workload, s.variant, s.unit "
+		"s.workload, s.variant, s.unit, r.arch "
 		"FROM runs r JOIN (SELECT DISTINCT run_id, workload, variant, "
 		"unit FROM samples WHERE metric = ?1) s ON s.run_id = r.id "
 		"LEFT JOIN builds b ON b.id = r.build_id "
@@ -157,6 +157,7 @@ static int history_load(struct db *db, struct history *h,
 			.ram_mib = sqlite3_column_int64(st, 9),
 			.vcpus = sqlite3_column_int64(st, 10),
 			.pin = sqlite3_column_int(st, 11) != 0,
+			.arch = (char *)db_col_text(st, 18),
 		};
 		struct hist_series *s;
 		struct hist_point *p;

@@ -735,7 +735,7 @@ void run_setup_shape(const struct run_row *r, struct strbuf *out)
 	/* x86_64 says nothing: the words of every run before arches */
 	const struct arch *a = arch_find(r->arch);
 
-	if (*r->arch && strcmp(r->arch, ARCH_DEFAULT))
+	if (r->arch && *r->arch && strcmp(r->arch, ARCH_DEFAULT))
 		strbuf_addf(out, "%s guest (%s), ", r->arch,
 			    !a ? "unknown" : a->page_kib == 64 ?
 			    "64 KiB pages" : "4 KiB pages");
