@@ -88,12 +88,15 @@ test_expect 'dry run with --base and --series: test-series per size' '
 	grep -qx "mmci test-series one.mbox --base v6.12, run options: --workloads virtio-mem --vmem-sizes 1G --hotplug-iters 1" out &&
 	grep -q "^ *| *| authors  *mmci  *| authors  *mmci  *| authors  *mmci$" out &&
 	grep -q "^Plug Memory  *| 256G (1G) | 10 s  *-  *| 3 s  *-  *| 0.300  *-$" out &&
-	for bad in "--base v6.12" "--series one.mbox" \
+	"$MMCI" recipe run memmap-rebind-arm64 --dry-run --scale small \
+		--base v6.12 > out && cat out &&
+	grep -qx "mmci build v6.12 --arch arm64-64k, then mmci run --build ID --workloads fsdax,devdax --nvdimm 2G --map dev --fsdax-align 64K --devdax-align 512M --iters 30 --iters 4" out &&
+	for bad in "--base v6.12 --build 1" "--series one.mbox" \
 		"--base v6.12 --series one.mbox --kernel /x" ""; do
 		set +e; "$MMCI" recipe run memmap-rebind $bad > o 2> e; rc=$?
 		set -e
 		[ $rc = 129 ] && ! [ -s o ] &&
-		grep -qx "error: give a recipe name and one of --kernel, --build or --base with --series" e ||
+		grep -qx "error: give a recipe name and one of --kernel, --build or --base (with or without --series)" e ||
 			{ echo "not refused: $bad"; exit 1; }
 	done &&
 	[ "$(runs)" = 0 ]

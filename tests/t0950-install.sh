@@ -68,6 +68,12 @@ $(cd "$SRC" && for f in kernel-patches/config/*.config \
 	echo "644 $PREFIX/lib/mmci/$f"
 done)
 "
+# the arm64 guests' runner, which make builds when the cross compiler is
+# there (make setup installs it)
+if command -v aarch64-linux-gnu-gcc > /dev/null; then
+	EXPECTED="$EXPECTED
+755 $PREFIX/lib/mmci/runner/mmci-runner-arm64"
+fi
 
 # check_installed ROOT: every expected file with its mode, the symlink,
 # and nothing else; names what is wrong
