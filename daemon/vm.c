@@ -1073,8 +1073,9 @@ static void vm_host_sample(struct vm_requests *rq, const char *line,
 		return;
 	}
 	xsnprintf(name, sizeof(name), "%s_host", metric);
-	out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f}", "type",
-			"sample", "workload", wl, "variant", variant, "metric",
+	out = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:f}", "v", 1,
+			"type", "sample", "workload", wl, "variant", variant,
+			"metric",
 			name, "unit", "ms", "iter", it, "value",
 			(now - rq->pending_at) * 1000);
 	text = out ? json_dumps(out, JSON_COMPACT) : NULL;
