@@ -14,6 +14,20 @@
 #define AAVMF_VARS "/usr/share/AAVMF/AAVMF_VARS.fd"
 #define ARM64_DIR_DEFAULT "/usr/local/lib/mmci/arm64"
 
+/*
+ * What both arm64 arches share. cortex-a57: a stated model, fast under
+ * TCG (`max` emulates every optional feature and is slow); it has no
+ * LPA2, so 4 KiB pages give a 48-bit VA.
+ */
+#define ARM64_GUEST                                                    \
+	.kernel_arch = "arm64", .cross = "aarch64-linux-gnu-",           \
+	.image_target = "Image", .image_path = "arch/arm64/boot/Image",  \
+	.qemu_arch = "aarch64",                                          \
+	.qemu_binary = "/usr/bin/qemu-system-aarch64",                   \
+	.machine = "virt", .cpu_model = "cortex-a57",                    \
+	.console = "ttyAMA0", .results = "/dev/hvc0",                    \
+	.runner = "runner/mmci-runner-arm64"
+
 static const struct arch arches[] = {
 	{
 		.name = "x86_64", .kernel_arch = "x86", .cross = "",
@@ -24,40 +38,14 @@ static const struct arch arches[] = {
 		.machine = "q35", .cpu_model = "qemu64",
 		.console = "ttyS0", .results = "/dev/ttyS1",
 		.runner = "runner/mmci-runner", .page_kib = 4,
-		.packages = "qemu-system-x86 busybox-static",
 	},
 	{
-		/*
-		 * cortex-a57: a stated model, fast under TCG (`max` emulates
-		 * every optional feature and is slow); it has no LPA2, so
-		 * 4 KiB pages give a 48-bit VA.
-		 */
-		.name = "arm64", .kernel_arch = "arm64",
-		.cross = "aarch64-linux-gnu-", .image_target = "Image",
-		.image_path = "arch/arm64/boot/Image",
+		.name = "arm64", ARM64_GUEST, .page_kib = 4,
 		.fragments = { "arm64.config" },
-		.qemu_arch = "aarch64",
-		.qemu_binary = "/usr/bin/qemu-system-aarch64",
-		.machine = "virt", .cpu_model = "cortex-a57",
-		.console = "ttyAMA0", .results = "/dev/hvc0",
-		.runner = "runner/mmci-runner-arm64", .page_kib = 4,
-		.packages = "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
-			    "qemu-system-arm qemu-efi-aarch64 "
-			    "busybox-static:arm64 (downloaded by setup)",
 	},
 	{
-		.name = "arm64-64k", .kernel_arch = "arm64",
-		.cross = "aarch64-linux-gnu-", .image_target = "Image",
-		.image_path = "arch/arm64/boot/Image",
+		.name = "arm64-64k", ARM64_GUEST, .page_kib = 64,
 		.fragments = { "arm64.config", "arm64-64k.config" },
-		.qemu_arch = "aarch64",
-		.qemu_binary = "/usr/bin/qemu-system-aarch64",
-		.machine = "virt", .cpu_model = "cortex-a57",
-		.console = "ttyAMA0", .results = "/dev/hvc0",
-		.runner = "runner/mmci-runner-arm64", .page_kib = 64,
-		.packages = "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
-			    "qemu-system-arm qemu-efi-aarch64 "
-			    "busybox-static:arm64 (downloaded by setup)",
 	},
 };
 

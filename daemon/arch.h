@@ -31,8 +31,6 @@ struct arch {
 	const char *results;	/* where the runner writes: "/dev/ttyS1" */
 	const char *runner;	/* project path of the static runner */
 	unsigned int page_kib;	/* 4 or 64 */
-	/* what setup installs for it; named in the errors */
-	const char *packages;
 };
 
 #define ARCH_DEFAULT "x86_64"
