@@ -597,6 +597,20 @@ static int cmd_recipe_run(const char *dir, const char *name,
 	       p.small ? " (--scale small), not the authors' " : "",
 	       p.small ? authors_sizes.buf : "",
 	       p.small ? ": the sizes differ from theirs" : "");
+	if (row.id) {
+		/* the machine the numbers come from, as every table says it */
+		const struct arch *a = arch_find(row.arch);
+		struct strbuf shape = STRBUF_INIT;
+
+		run_setup_shape(&row, &shape);
+		/* the shape names a non-default arch itself */
+		printf("machine: QEMU %s %s, CPU %s%s, %s\n",
+		       *row.qemu_v ? row.qemu_v : "?", a ? a->machine : "?",
+		       a ? a->cpu_model : "?",
+		       a && !strcmp(a->name, ARCH_DEFAULT) ? " (x86_64)" : "",
+		       shape.buf);
+		strbuf_release(&shape);
+	}
 	printf("runs:");
 	for (i = 0; i < p.nr; i++) {
 		if (p.runs[i].base_run)

@@ -172,6 +172,7 @@ test_expect_vm 'memmap-rebind at the authors'"'"' size: 100 GiB, one boot' '
 	     label FROM runs WHERE id = $id")" = "ok 102400 icount recipe memmap-rebind 100G" ] &&
 	[ "$(sql "SELECT count(*) FROM boots WHERE run_id = $id")" = 1 ] &&
 	grep -q "^mmci: accel tcg, clock icount, kernel .*-cloud-amd64; sizes 100G$" out &&
+	grep -q "^machine: QEMU [0-9.]* q35, CPU qemu64 (x86_64), 102400 MiB NVDIMM on tmpfs, [0-9]* MiB RAM, 1 vCPU(s)$" out &&
 	for w in fsdax devdax; do
 		[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
 		     workload = \"$w\" AND metric = \"rebind_memmap\"")" = 2 ] || exit 1

@@ -110,7 +110,8 @@ test_expect 'recipe memmap-rebind-arm64 (small): the authors table beside' '
 		--iters 3 > out && cat out &&
 	grep -q "^nd_pmem " out && grep -q "^dax_pmem " out &&
 	grep -q "27.93 ms" out && grep -q "16.27 ms" out &&
-	grep -q "^mmci: accel tcg, clock icount" out
+	grep -q "^mmci: accel tcg, clock icount" out &&
+	grep -q "^machine: QEMU [0-9.]* virt, CPU cortex-a57, arm64-64k guest (64 KiB pages), 2048 MiB NVDIMM" out
 '
 
 test_done
