@@ -26,7 +26,9 @@
 	.qemu_binary = "/usr/bin/qemu-system-aarch64",                   \
 	.machine = "virt", .cpu_model = "cortex-a57",                    \
 	.console = "ttyAMA0", .results = "/dev/hvc0",                    \
-	.runner = "runner/mmci-runner-arm64"
+	.runner = "runner/mmci-runner-arm64",                            \
+	/* results on hvc0: a module in Debian's kernels */              \
+	.modules = "virtio_console"
 
 static const struct arch arches[] = {
 	{

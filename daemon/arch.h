@@ -30,6 +30,8 @@ struct arch {
 	const char *console;	/* the guest's console device */
 	const char *results;	/* where the runner writes: "/dev/ttyS1" */
 	const char *runner;	/* project path of the static runner */
+	/* modules the initramfs loads after the usual ones, or NULL */
+	const char *modules;
 	unsigned int page_kib;	/* 4 or 64 */
 };
 

@@ -50,7 +50,7 @@ int image_build(const struct mmci_config *cfg, const struct arch *arch,
 	char h_runner[41], h_init[41], h_script[41], h_busybox[41], key[41];
 	struct strbuf keysrc = STRBUF_INIT;
 	char *dir = NULL, *path = NULL, *log = NULL, *extra = NULL;
-	char *extra_env = NULL, *busybox_env = NULL;
+	char *extra_env = NULL, *busybox_env = NULL, *modules_env = NULL;
 	int ret = -1;
 
 	if (!file_exists(runner)) {
@@ -72,19 +72,17 @@ int image_build(const struct mmci_config *cfg, const struct arch *arch,
 	extra = extra_modules(release, modroot, &keysrc);
 	extra_env = xstrfmt("MMCI_EXTRA_MODULES=%s", extra);
 	busybox_env = xstrfmt("BUSYBOX=%s", arch_busybox(arch));
+	/* the arch's own (arm64: virtio_console, for /dev/hvc0) */
+	if (arch->modules)
+		modules_env = xstrfmt("MMCI_MODULES_ADD=%s", arch->modules);
 	hash_hex(keysrc.buf, keysrc.len, key);
 	dir = data_path(cfg, "images");
 	path = xstrfmt("%s/%s-%.12s.cpio.gz", dir, release, key);
 	if (!file_exists(path)) {
 		const char *argv[] = { "sh", script, path, release, modroot,
 				       runner, NULL };
-		/*
-		 * arm64: results go to /dev/hvc0, a module in Debian's
-		 * kernels (built in with arm64.config)
-		 */
-		const char *env[] = { extra_env, busybox_env,
-				      *arch->cross ? "MMCI_MODULES_ADD="
-				      "virtio_console" : NULL, NULL };
+		const char *env[] = { extra_env, busybox_env, modules_env,
+				      NULL };
 		struct child_process cmd = CHILD_PROCESS_INIT;
 
 		log = xstrfmt("%s.log", path);
@@ -121,5 +119,6 @@ out:
 	free(extra);
 	free(extra_env);
 	free(busybox_env);
+	free(modules_env);
 	return ret;
 }

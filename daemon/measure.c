@@ -117,6 +117,7 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 {
 	struct measure_kernel *k;
 	struct run_opts o = m->opts;
+	const struct arch *arch = arch_get(o.arch);
 	char hex[GIT_OID_HEXSZ + 1];
 
 	ALLOC_GROW(m->k, m->nr + 1, m->alloc);
@@ -124,11 +125,11 @@ int measure_add(struct measure *m, const git_oid *commit, long long series_id,
 	memset(k, 0, sizeof(*k));
 	git_oid_tostr(hex, sizeof(hex), commit);
 	/* what the boots need, before a build of up to half an hour */
-	if (!arch_get(o.arch) || arch_check(arch_get(o.arch)) < 0)
+	if (!arch || arch_check(arch) < 0)
 		return -1;
 	progress("building %s (%.12s)", label, hex);
 	if (build_kernel(m->cfg, m->db, m->repo, commit, series_id, upto,
-			 m->fragment, arch_get(o.arch), &k->build) < 0) {
+			 m->fragment, arch, &k->build) < 0) {
 		build_result_release(&k->build);
 		return -1;
 	}
