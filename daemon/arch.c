@@ -144,15 +144,22 @@ int arch_check(const struct arch *a)
 	return 0;
 }
 
+char *arch_fragment(const struct arch *a, size_t i, const char *project_dir)
+{
+	if (i >= ARRAY_SIZE(a->fragments) || !a->fragments[i])
+		return NULL;
+	return xstrfmt("%s/kernel-patches/config/%s", project_dir,
+		       a->fragments[i]);
+}
+
 char *arch_skip_options(const struct arch *a, const char *project_dir)
 {
 	struct strbuf out = STRBUF_INIT;
 	size_t i;
+	char *p;
 
 	strbuf_addch(&out, ' ');
-	for (i = 0; i < ARRAY_SIZE(a->fragments) && a->fragments[i]; i++) {
-		char *p = xstrfmt("%s/kernel-patches/config/%s", project_dir,
-				  a->fragments[i]);
+	for (i = 0; (p = arch_fragment(a, i, project_dir)); i++) {
 		struct strbuf f = STRBUF_INIT;
 		char *line, *save = NULL;
 

@@ -15,6 +15,8 @@
 #ifndef MMCI_ARCH_H
 #define MMCI_ARCH_H
 
+#include <stddef.h>
+
 struct arch {
 	const char *name;	/* "x86_64", "arm64", "arm64-64k" */
 	const char *kernel_arch;	/* make ARCH=: "x86", "arm64" */
@@ -60,6 +62,12 @@ const char *arch_busybox(const struct arch *a);
  * busybox, and names the missing package. 0, or -1 after error().
  */
 int arch_check(const struct arch *a);
+
+/*
+ * The path of @a's @i-th own fragment under @project_dir's
+ * kernel-patches/config/, or NULL past the last; caller frees.
+ */
+char *arch_fragment(const struct arch *a, size_t i, const char *project_dir);
 
 /*
  * Fragment options that do not exist on @a and are not checked in its

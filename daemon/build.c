@@ -471,18 +471,14 @@ static int configure(struct make_ctx *mc, const char *fragment,
 				  dotconfig, kvm, frag_copy };
 	struct child_process cmd = CHILD_PROCESS_INIT;
 	struct strbuf missing = STRBUF_INIT, frags = STRBUF_INIT;
-	char *skip = arch_skip_options(mc->arch, project_dir);
+	char *skip = arch_skip_options(mc->arch, project_dir), *src;
 	size_t i, n = 8;
 	int ret = -1, bad;
 
 	if (copy_file(fragment, frag_copy) < 0 ||
 	    strbuf_read_file(&frags, fragment, 0) < 0)
 		goto out;
-	for (i = 0; i < ARRAY_SIZE(arch_copy) && mc->arch->fragments[i];
-	     i++) {
-		char *src = xstrfmt("%s/kernel-patches/config/%s", project_dir,
-				    mc->arch->fragments[i]);
-
+	for (i = 0; (src = arch_fragment(mc->arch, i, project_dir)); i++) {
 		arch_copy[i] = xstrfmt("%s/mmci-%s", mc->objdir,
 				       mc->arch->fragments[i]);
 		strbuf_addch(&frags, '\n');
@@ -667,16 +663,15 @@ static int kbuild_frag_key(struct kbuild *k)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
+	char *p;
 
 	memcpy(k->frag_key, k->frag_hash, sizeof(k->frag_key));
 	if (!k->arch->fragments[0])
 		return 0;
 	strbuf_addf(&sb, "fragment %s\narch %s\n", k->frag_hash,
 		    k->arch->name);
-	for (i = 0; i < ARRAY_SIZE(k->arch->fragments) &&
-		    k->arch->fragments[i]; i++) {
-		char *p = xstrfmt("%s/kernel-patches/config/%s",
-				  k->cfg->project_dir, k->arch->fragments[i]);
+	for (i = 0; (p = arch_fragment(k->arch, i, k->cfg->project_dir));
+	     i++) {
 		char h[41];
 		int bad = hash_file_hex(p, h) < 0;
 
