@@ -28,7 +28,8 @@
 	.console = "ttyAMA0", .results = "/dev/hvc0",                    \
 	.runner = "runner/mmci-runner-arm64",                            \
 	/* results on hvc0: a module in Debian's kernels */              \
-	.modules = "virtio_console"
+	.modules = "virtio_console",                                     \
+	.normal_ram_mib = 4096
 
 static const struct arch arches[] = {
 	{
@@ -40,6 +41,7 @@ static const struct arch arches[] = {
 		.machine = "q35", .cpu_model = "qemu64",
 		.console = "ttyS0", .results = "/dev/ttyS1",
 		.runner = "runner/mmci-runner", .page_kib = 4,
+		.normal_ram_mib = 3072,
 	},
 	{
 		.name = "arm64", ARM64_GUEST, .page_kib = 4,

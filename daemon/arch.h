@@ -35,6 +35,13 @@ struct arch {
 	/* modules the initramfs loads after the usual ones, or NULL */
 	const char *modules;
 	unsigned int page_kib;	/* 4 or 64 */
+	/*
+	 * The guest RAM (MiB) from which 1 GiB of it is above 4 GiB, in
+	 * ZONE_NORMAL: q35 keeps 2 GiB below 4 GiB once it has 2.75 GiB;
+	 * virt's RAM starts at 1 GiB. Below it the guest has no ZONE_NORMAL
+	 * of its own (run.c's guest_ram_mib()).
+	 */
+	unsigned int normal_ram_mib;
 };
 
 #define ARCH_DEFAULT "x86_64"

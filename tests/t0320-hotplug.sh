@@ -3,6 +3,9 @@
 # kernel (6.1): a devdax namespace onlined as system RAM and removed, and
 # virtio-mem plugged and unplugged by the host through libvirt while the
 # guest times it. Small sizes; the defaults are 100 GiB and 8/16 GiB.
+# Memory onlined to ZONE_NORMAL unplugs when the guest has ZONE_NORMAL
+# memory of its own (mmci gives it 1 GiB above 4 GiB), and does not on
+# 1280 MiB of RAM, all of it below 4 GiB.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
@@ -152,6 +155,28 @@ test_expect 'wall clock: each resize also timed on the host, request to answer' 
 	awk -F"|" "\$3 < 0.9 * \$2 || \$3 > \$2 + 30000 { bad = 1 } END { exit bad }" pairs &&
 	sql "SELECT message FROM events WHERE run_id = $id AND kind = \"host\"" |
 		grep -q "^host time of request [0-9]* (512 MiB): [0-9.]* ms to the guest.s plug sample$"
+'
+
+test_expect 'auto_online_blocks=online: a ZONE_NORMAL of its own, then it unplugs' '
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem,virtio-mem \
+		--nvdimm 1G --vmem-sizes 1G --hotplug-iters 2 \
+		--vmem-online online --kmem-online online \
+		--kmem-memmap ram > out7 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out7) &&
+	[ "$(sql "SELECT ram_mib FROM runs WHERE id = $id")" = 3072 ] &&
+	v="online=online,memmap_on_memory=0" &&
+	[ "$(count $id kmem "$v" online)" = 2 ] &&
+	[ "$(count $id kmem "$v" offline)" = 2 ] &&
+	[ "$(count $id virtio-mem to=1G,online=online plug)" = 2 ] &&
+	[ "$(count $id virtio-mem from=1G,online=online unplug)" = 2 ] &&
+	[ "$(sql "SELECT count(*) FROM events WHERE run_id = $id AND
+	     kind = \"error\"")" = 0 ] &&
+	"$MMCI" run --kernel "$CLOUD_KERNEL" --workloads kmem --ram 1280 \
+		--nvdimm 1G --hotplug-iters 1 --kmem-online online \
+		--kmem-memmap ram > out8 &&
+	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out8) &&
+	sql "SELECT message FROM events WHERE run_id = $id AND kind = \"error\"" |
+		grep -q "Device or resource busy"
 '
 
 test_expect 'nothing left behind' '
