@@ -68,14 +68,14 @@ test_expect 'list: a recipe larger than the host is refused with numbers' '
 test_expect 'dry run of the hotplug recipe: the exact mmci run options' '
 	"$MMCI" recipe run hotplug-virtio-mem --dry-run > out && cat out &&
 	[ "$(grep -c "^mmci run " out)" = 2 ] &&
-	grep -qx "mmci run --kernel PATH --workloads virtio-mem --vmem-sizes 256G --hotplug-iters 1" out &&
-	grep -qx "mmci run --kernel PATH --workloads virtio-mem --vmem-sizes 512G --hotplug-iters 1" out &&
+	grep -qx "mmci run --kernel PATH --workloads virtio-mem --vmem-sizes 256G --vmem-online online --hotplug-iters 1" out &&
+	grep -qx "mmci run --kernel PATH --workloads virtio-mem --vmem-sizes 512G --vmem-online online --hotplug-iters 1" out &&
 	grep -q "^Plug Memory  *| 512G *| 36 s  *-  *| 7 s  *| -$" out &&
 	grep -q "^source: <20260409023552.GA2807@AE> " out &&
 	"$MMCI" recipe run hotplug-virtio-mem --dry-run --scale small \
 		--kernel /boot/vmlinuz-x > small && cat small &&
 	grep -qx "sizes: 1G,2G (--scale small; the authors.: 256G,512G)" small &&
-	grep -qx "mmci run --kernel /boot/vmlinuz-x --workloads virtio-mem --vmem-sizes 2G --hotplug-iters 1" small &&
+	grep -qx "mmci run --kernel /boot/vmlinuz-x --workloads virtio-mem --vmem-sizes 2G --vmem-online online --hotplug-iters 1" small &&
 	grep -q "^Unplug Memory  *| 512G (2G) | 36 s " small &&
 	[ "$(runs)" = 0 ]
 '
@@ -85,7 +85,7 @@ test_expect 'dry run with --base and --series: test-series per size' '
 	"$MMCI" recipe run hotplug-virtio-mem --dry-run --scale small \
 		--base v6.12 --series one.mbox > out && cat out &&
 	[ "$(grep -c "^mmci test-series " out)" = 2 ] &&
-	grep -qx "mmci test-series one.mbox --base v6.12, run options: --workloads virtio-mem --vmem-sizes 1G --hotplug-iters 1" out &&
+	grep -qx "mmci test-series one.mbox --base v6.12, run options: --workloads virtio-mem --vmem-sizes 1G --vmem-online online --hotplug-iters 1" out &&
 	grep -q "^ *| *| authors  *mmci  *| authors  *mmci  *| authors  *mmci$" out &&
 	grep -q "^Plug Memory  *| 256G (1G) | 10 s  *-  *| 3 s  *-  *| 0.300  *-$" out &&
 	"$MMCI" recipe run memmap-rebind-arm64 --dry-run --scale small \
