@@ -513,6 +513,52 @@ out:
 	return ret;
 }
 
+/*
+ * The machine the numbers come from, as every table says it: QEMU, its
+ * machine and CPU, and the guest's set-up (RAM, NVDIMM, vCPUs). When the
+ * runs of the sizes had different set-ups (a 512 GiB plug needs more RAM
+ * than a 256 GiB one), one line per run says each.
+ */
+static void print_machine(struct db *db, const struct recipe_plan *p,
+			  const struct run_row *first)
+{
+	const struct arch *a = arch_find(first->arch);
+	struct strbuf shape = STRBUF_INIT, other = STRBUF_INIT;
+	struct run_row row;
+	size_t i, differ = 0;
+
+	run_setup_shape(first, &shape);
+	for (i = 0; i < p->nr; i++) {
+		if (!p->runs[i].run_id ||
+		    run_load(db, p->runs[i].run_id, &row))
+			continue;
+		strbuf_reset(&other);
+		run_setup_shape(&row, &other);
+		differ += strcmp(other.buf, shape.buf) != 0;
+		run_row_release(&row);
+	}
+	/* the shape names a non-default arch itself */
+	printf("machine: QEMU %s %s, CPU %s%s%s%s\n",
+	       *first->qemu_v ? first->qemu_v : "?", a ? a->machine : "?",
+	       a ? a->cpu_model : "?",
+	       a && !strcmp(a->name, ARCH_DEFAULT) ? " (x86_64)" : "",
+	       differ ? "" : ", ", differ ? "" : shape.buf);
+	for (i = 0; differ && i < p->nr; i++) {
+		if (!p->runs[i].run_id ||
+		    run_load(db, p->runs[i].run_id, &row))
+			continue;
+		strbuf_reset(&other);
+		run_setup_shape(&row, &other);
+		printf("  run #%lld%s%s%s: %s\n", p->runs[i].run_id,
+		       p->runs[i].size ? " (" : "",
+		       p->runs[i].size ? p->runs[i].size : "",
+		       p->runs[i].size ? ")" : "", other.buf);
+		run_row_release(&row);
+	}
+	strbuf_release(&other);
+	strbuf_release(&shape);
+}
+
 static int cmd_recipe_run(const char *dir, const char *name,
 			  const struct run_request *given)
 {
@@ -597,20 +643,8 @@ static int cmd_recipe_run(const char *dir, const char *name,
 	       p.small ? " (--scale small), not the authors' " : "",
 	       p.small ? authors_sizes.buf : "",
 	       p.small ? ": the sizes differ from theirs" : "");
-	if (row.id) {
-		/* the machine the numbers come from, as every table says it */
-		const struct arch *a = arch_find(row.arch);
-		struct strbuf shape = STRBUF_INIT;
-
-		run_setup_shape(&row, &shape);
-		/* the shape names a non-default arch itself */
-		printf("machine: QEMU %s %s, CPU %s%s, %s\n",
-		       *row.qemu_v ? row.qemu_v : "?", a ? a->machine : "?",
-		       a ? a->cpu_model : "?",
-		       a && !strcmp(a->name, ARCH_DEFAULT) ? " (x86_64)" : "",
-		       shape.buf);
-		strbuf_release(&shape);
-	}
+	if (row.id)
+		print_machine(&db, &p, &row);
 	printf("runs:");
 	for (i = 0; i < p.nr; i++) {
 		if (p.runs[i].base_run)

@@ -3,8 +3,8 @@
 # kernel-patches/recipes listed with whether this host can run it, the
 # memmap rebind recipe run for real at --scale small on Debian's cloud
 # kernel (one short boot) and at the authors' 100 GiB (one boot, about 2
-# min), each printed beside the authors' numbers, the
-# hotplug recipe's exact `mmci run` options, and the errors: an unknown
+# min), each printed beside the authors' numbers, a recipe of two sizes
+# whose guests differ (a set-up line per run), the hotplug recipe's exact `mmci run` options, and the errors: an unknown
 # recipe, a malformed recipe file, a recipe the host cannot fit.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
@@ -185,6 +185,38 @@ test_expect_vm 'memmap-rebind at the authors'"'"' size: 100 GiB, one boot' '
 	# the namespace the guest bound was the whole 100 GiB
 	[ "$(sql "SELECT group_concat(DISTINCT message) FROM events WHERE
 	     run_id = $id AND key = \"namespace_size\"")" = 107374182400 ] &&
+	no_domains_left
+'
+
+# two sizes whose guests differ (the RAM holds each size's memmap): the
+# machine line names QEMU, machine and CPU, and one line per run its
+# set-up, as the 256 and 512 GiB hotplug runs need. Two short boots.
+test_expect_vm 'two sizes, two set-ups: one machine line per run' '
+	mkdir -p two &&
+	cat > two/two-sizes.recipe <<-\EOF &&
+	description = fsdax rebinds of a small and a larger namespace
+	arch = x86_64
+	source = <t0335@mmci> "two sizes"
+	sizes = 1G 16G
+	run = --workloads fsdax --nvdimm $size --map dev --fsdax-align 2M --iters 1
+	columns = Driver | Size | Rebind (before) | Rebind (after)
+	unit = ms
+	row = nd_pmem | 1 | fsdax/align=2M,map=dev/rebind_memmap | 1 | 1
+	row = nd_pmem | 2 | fsdax/align=2M,map=dev/rebind_memmap | 2 | 2
+	EOF
+	"$MMCI" recipe run two-sizes --recipes two --kernel "$CLOUD_KERNEL" \
+		> out 2> err || { tail -20 err; exit 1; }
+	cat out &&
+	grep -q "^machine: QEMU [0-9.]* q35, CPU qemu64 (x86_64)$" out &&
+	a=$(sed -n "s/^  run #\([0-9]*\) (1G): 1024 MiB NVDIMM on tmpfs, \([0-9]*\) MiB RAM, 1 vCPU(s)$/\1 \2/p" out) &&
+	b=$(sed -n "s/^  run #\([0-9]*\) (16G): 16384 MiB NVDIMM on tmpfs, \([0-9]*\) MiB RAM, 1 vCPU(s)$/\1 \2/p" out) &&
+	echo "$a / $b" && [ -n "$a" ] && [ -n "$b" ] &&
+	for x in "$a" "$b"; do
+		set -- $x &&
+		[ "$(sql "SELECT ram_mib FROM runs WHERE id = $1")" = "$2" ] || exit 1
+	done &&
+	[ "${a#* }" -lt "${b#* }" ] &&
+	[ "$(grep -c "^  run #" out)" = 2 ] &&
 	no_domains_left
 '
 
