@@ -143,13 +143,28 @@ static unsigned long long guest_ram_mib(const struct run_opts *o,
 /*
  * The memmap of a namespace is 64 bytes per 4 KiB page (1/64 of its size);
  * with map=dev it is written into the backing file, which therefore grows
- * by that much. tmpfs is the default (disk-backed files gave 6 s outliers,
- * docs/FACTS.md) when the RAM can hold it with 2 GiB to spare for the guest.
+ * by that much: fsdax and devdax with map=dev. kmem's device keeps its
+ * memmap in RAM (the whole namespace is plugged, as a CXL device's is),
+ * counted by guest_ram_mib().
  */
-static const char *choose_backing(const struct run_opts *o,
+static unsigned long long nvdimm_memmap_mib(const struct run_opts *o,
+					    const char *wl)
+{
+	if (!has_word(o->map, "dev") ||
+	    (!has_word(wl, "fsdax") && !has_word(wl, "devdax")))
+		return 0;
+	return o->nvdimm_mib / memmap_div(o);
+}
+
+/*
+ * tmpfs is the default (disk-backed files gave 6 s outliers,
+ * docs/FACTS.md) when the RAM can hold the file's memmap with 2 GiB to
+ * spare for the guest.
+ */
+static const char *choose_backing(const struct run_opts *o, const char *wl,
 				  unsigned long long ram_mib)
 {
-	long long need = o->nvdimm_mib / memmap_div(o) + ram_mib + 2048;
+	long long need = nvdimm_memmap_mib(o, wl) + ram_mib + 2048;
 	long long avail = mem_available_mib();
 
 	if (o->backing)
@@ -206,8 +221,8 @@ static long long host_need_mib(const struct run_opts *o, const char *wl,
 			       long long *nv)
 {
 	*ram = guest_ram_mib(o, wl, vmem_mib);
-	*nv = strcmp(choose_backing(o, *ram), "tmpfs") ? 0 :
-	      (long long)(o->nvdimm_mib / memmap_div(o));
+	*nv = strcmp(choose_backing(o, wl, *ram), "tmpfs") ? 0 :
+	      (long long)nvdimm_memmap_mib(o, wl);
 	return (long long)*ram + *nv + 1024;
 }
 
@@ -619,7 +634,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,
-		   choose_backing(o, ram_mib), qemu_v, libvirt_v, host, runner_sha,
+		   choose_backing(o, wl.buf, ram_mib), qemu_v, libvirt_v, host, runner_sha,
 		   initrd, initrd_sha, ac.why, setup_sha,
 		   (double)time(NULL), arch->name) < 0)
 		goto out;

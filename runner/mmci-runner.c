@@ -1000,7 +1000,8 @@ int nd_devdax_setup(const char *workload, unsigned long align, char *daxdev,
 		return -1;
 	}
 	r->align = align;
-	r->map_mem = 0;
+	/* memmap in RAM: kmem plugs the whole namespace, as a CXL device */
+	r->map_mem = 1;
 	release_namespace(r);
 	find_seed(r);
 	if (configure_seed(r)) {
