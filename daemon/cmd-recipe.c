@@ -514,6 +514,32 @@ out:
 }
 
 /*
+ * What kmem plugged of each size: the dax device's range, whole memory
+ * blocks of it (the block at its start, after the namespace's info
+ * block, is not whole), as the runner recorded it (info hotplug_bytes).
+ * virtio-mem plugs exactly the size asked, and says nothing here.
+ */
+static void print_plugged(struct db *db, const struct recipe_plan *p)
+{
+	static const char sql[] =
+		"SELECT CAST(message AS INTEGER) FROM events WHERE run_id = ? "
+		"AND key = 'hotplug_bytes' ORDER BY id LIMIT 1";
+	long long bytes;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		long long id = p->runs[i].run_id;
+
+		if (!id || db_int_checked(db, &bytes, sql, "i", id) != 1)
+			continue;
+		printf("plugged by kmem%s%s: %lld bytes (%.3f GiB), run #%lld\n",
+		       p->runs[i].size ? " at " : "",
+		       p->runs[i].size ? p->runs[i].size : "", bytes,
+		       bytes / (double)(1LL << 30), id);
+	}
+}
+
+/*
  * The machine the numbers come from, as every table says it: QEMU, its
  * machine and CPU, and the guest's set-up (RAM, NVDIMM, vCPUs). When the
  * runs of the sizes had different set-ups (a 512 GiB plug needs more RAM
@@ -654,6 +680,7 @@ static int cmd_recipe_run(const char *dir, const char *name,
 	}
 	printf("\n\n");
 	print_table(&db, &p, !!q->series, row.id ? row.clock : "icount");
+	print_plugged(&db, &p);
 	ret = failed ? 1 : 0;
 out:
 	if (row.id)
