@@ -83,8 +83,9 @@ static const struct metric_def vmem_metrics[] = {
 
 static const struct metric_def kmem_metrics[] = {
 	{ "online", "ms", 1, 0.001,
-	  "kmem takes the devdax device: add_memory and auto-online of all "
-	  "of it" },
+	  "kmem takes the devdax device: add_memory and the onlining of all "
+	  "of it (auto-online, or under auto_online_blocks=offline the "
+	  "runner's, as daxctl's)" },
 	{ "offline", "ms", 1, 0.001,
 	  "offline of every block and removal (kmem unbind)" },
 	{ NULL }
