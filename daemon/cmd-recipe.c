@@ -549,18 +549,20 @@ static void print_machine(struct db *db, const struct recipe_plan *p,
 			  const struct run_row *first)
 {
 	const struct arch *a = arch_find(first->arch);
-	struct strbuf shape = STRBUF_INIT, other = STRBUF_INIT;
+	struct strbuf *shape = xcalloc(p->nr + 1, sizeof(*shape));
 	struct run_row row;
 	size_t i, differ = 0;
 
-	run_setup_shape(first, &shape);
+	/* shape[p->nr]: the first run's; shape[i]: run i's, if stored */
+	for (i = 0; i <= p->nr; i++)
+		strbuf_init(&shape[i], 0);
+	run_setup_shape(first, &shape[p->nr]);
 	for (i = 0; i < p->nr; i++) {
 		if (!p->runs[i].run_id ||
 		    run_load(db, p->runs[i].run_id, &row))
 			continue;
-		strbuf_reset(&other);
-		run_setup_shape(&row, &other);
-		differ += strcmp(other.buf, shape.buf) != 0;
+		run_setup_shape(&row, &shape[i]);
+		differ += strcmp(shape[i].buf, shape[p->nr].buf) != 0;
 		run_row_release(&row);
 	}
 	/* the shape names a non-default arch itself */
@@ -568,21 +570,16 @@ static void print_machine(struct db *db, const struct recipe_plan *p,
 	       *first->qemu_v ? first->qemu_v : "?", a ? a->machine : "?",
 	       a ? a->cpu_model : "?",
 	       a && !strcmp(a->name, ARCH_DEFAULT) ? " (x86_64)" : "",
-	       differ ? "" : ", ", differ ? "" : shape.buf);
-	for (i = 0; differ && i < p->nr; i++) {
-		if (!p->runs[i].run_id ||
-		    run_load(db, p->runs[i].run_id, &row))
-			continue;
-		strbuf_reset(&other);
-		run_setup_shape(&row, &other);
-		printf("  run #%lld%s%s%s: %s\n", p->runs[i].run_id,
-		       p->runs[i].size ? " (" : "",
-		       p->runs[i].size ? p->runs[i].size : "",
-		       p->runs[i].size ? ")" : "", other.buf);
-		run_row_release(&row);
-	}
-	strbuf_release(&other);
-	strbuf_release(&shape);
+	       differ ? "" : ", ", differ ? "" : shape[p->nr].buf);
+	for (i = 0; differ && i < p->nr; i++)
+		if (shape[i].len)
+			printf("  run #%lld%s%s%s: %s\n", p->runs[i].run_id,
+			       p->runs[i].size ? " (" : "",
+			       p->runs[i].size ? p->runs[i].size : "",
+			       p->runs[i].size ? ")" : "", shape[i].buf);
+	for (i = 0; i <= p->nr; i++)
+		strbuf_release(&shape[i]);
+	free(shape);
 }
 
 static int cmd_recipe_run(const char *dir, const char *name,
