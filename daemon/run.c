@@ -634,7 +634,8 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
 		   (long long)ram_mib, (long long)o->nvdimm_mib,
-		   choose_backing(o, wl.buf, ram_mib), qemu_v, libvirt_v, host, runner_sha,
+		   choose_backing(o, wl.buf, ram_mib), qemu_v, libvirt_v, host,
+		   runner_sha,
 		   initrd, initrd_sha, ac.why, setup_sha,
 		   (double)time(NULL), arch->name) < 0)
 		goto out;

@@ -19,10 +19,10 @@
  * returns when auto_online_blocks is not "offline" (add_memory_resource()
  * in mm/memory_hotplug.c), so the bind write returning is the end of the
  * onlining; under "offline" daxctl onlines each block itself (movable,
- * its default), and so does the runner. dev_dax_kmem_remove() can only remove blocks that are all
- * offline and gets one chance: if offlining fails the device stays with
- * kmem and the workload stops, as an unbind would leave the memory plugged
- * until the next boot.
+ * its default), and so does the runner. dev_dax_kmem_remove() can only
+ * remove blocks that are all offline and gets one chance: if offlining
+ * fails the device stays with kmem and the workload stops, as an unbind
+ * would leave the memory plugged until the next boot.
  *
  * virtio-mem: the host resizes the device when it reads a request record
  * (daemon/vm.c). In QEMU's icount mode the guest clock jumps while the
@@ -377,30 +377,48 @@ static void kmem_blocks(const struct kmem *k, unsigned long *online,
 }
 
 /*
+ * Online memory block n as online_movable, if it is offline: 1 when it
+ * did, 0 when there was nothing to do, -1 after an error record. The
+ * write's time is added to *ns, when given.
+ */
+static int block_online_movable(const char *workload, int iter,
+				unsigned long n, long long *ns)
+{
+	char path[PATH_MAX], state[32];
+	long long t;
+	int rc;
+
+	xsnprintf(path, sizeof(path), "%s/memory%lu/state", MEMORY_DIR, n);
+	if (read_file(path, state, sizeof(state)) || strcmp(state, "offline"))
+		return 0;
+	t = now_ns();
+	rc = sysfs_write(path, "online_movable", NULL);
+	if (ns)
+		*ns += now_ns() - t;
+	if (rc) {
+		emit_error(workload, iter, "write 'online_movable' to %s: %s",
+			   path, strerror(-rc));
+		return -1;
+	}
+	return 1;
+}
+
+/*
  * What daxctl reconfigure-device --mode=system-ram does after the bind
  * when the kernel left the blocks offline: online each one, movable (its
  * default). Returns how many it onlined, or -1 after an error record.
  */
 static long kmem_online_all(const struct kmem *k, int iter)
 {
-	char path[PATH_MAX], state[32];
 	unsigned long i;
 	long n = 0;
 	int rc;
 
 	for (i = 0; i < k->nr_blocks; i++) {
-		xsnprintf(path, sizeof(path), "%s/memory%lu/state", MEMORY_DIR,
-			  k->first + i);
-		if (read_file(path, state, sizeof(state)) ||
-		    strcmp(state, "offline"))
-			continue;
-		rc = sysfs_write(path, "online_movable", NULL);
-		if (rc) {
-			emit_error(KMEM, iter, "write 'online_movable' to %s: "
-				   "%s", path, strerror(-rc));
+		rc = block_online_movable(KMEM, iter, k->first + i, NULL);
+		if (rc < 0)
 			return -1;
-		}
-		n++;
+		n += rc;
 	}
 	return n;
 }
@@ -1038,23 +1056,11 @@ static int vmem_drain(struct vmem *v)
 /* online memory block n as online_movable if it is offline; timed */
 static int vmem_online_block(struct vmem *v, unsigned long n)
 {
-	char path[PATH_MAX], state[32];
-	long long t;
-	int rc;
+	int rc = block_online_movable(VMEM, -1, n, &v->online_ns);
 
-	xsnprintf(path, sizeof(path), "%s/memory%lu/state", MEMORY_DIR, n);
-	if (read_file(path, state, sizeof(state)) || strcmp(state, "offline"))
-		return 0;
-	t = now_ns();
-	rc = sysfs_write(path, "online_movable", NULL);
-	v->online_ns += now_ns() - t;
-	if (rc) {
-		emit_error(VMEM, -1, "write 'online_movable' to %s: %s", path,
-			   strerror(-rc));
-		return -1;
-	}
-	v->onlined++;
-	return 1;
+	if (rc > 0)
+		v->onlined++;
+	return rc;
 }
 
 /* online what virtio-mem added offline; a rescan looks at every block */
