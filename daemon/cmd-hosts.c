@@ -59,6 +59,11 @@ static void list_libvirt_hosts(struct db *db)
 			printf("    pool '%s': %s\n", vm_pool_name(),
 			       h[i].remote ? "missing or inactive: boots "
 			       "cannot go there" : "none (not needed)");
+		if (h[i].arm64)
+			printf("    arm64 guests: yes (QEMU's virt machine and "
+			       "its UEFI firmware)\n");
+		else
+			printf("    arm64 guests: no: %s\n", h[i].arm64_why);
 		printf("    %d mmci guest(s) running; room for %d more of "
 		       "1.5 GiB now\n", h[i].mmci_domains,
 		       host_capacity(&h[i], 1536));

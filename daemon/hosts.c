@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "fsutil.h"
 #include "hosts.h"
 #include "strbuf.h"
@@ -140,6 +141,8 @@ int host_probe(struct host *h)
 		h->hostname = xstrdup("unknown");
 	h->cpu_model = caps_host_field(caps ? caps : "", "model");
 	free(caps);
+	h->arm64 = vm_conn_boots_arch(conn, arch_get("arm64"), h->arm64_why,
+				      sizeof(h->arm64_why));
 	if (h->remote) {
 		node_memory(conn, h);
 	} else {

@@ -23,6 +23,8 @@ struct host {
 	char *cpu_model;	/* <host><cpu><model>, "" if none */
 	char *hostname;		/* virConnectGetHostname() */
 	int kvm;		/* its capabilities offer <domain type='kvm'> */
+	int arm64;		/* it boots arm64 guests (vm_conn_boots_arch) */
+	char arm64_why[256];	/* why not, when !arm64 */
 	unsigned int cores;
 	unsigned long long mem_mib;	/* node memory */
 	unsigned long long avail_mib;	/* free + buffers + cached */

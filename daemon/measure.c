@@ -233,7 +233,8 @@ static long long boot_need_mib(const struct measure *m)
 /* MiB a boot takes in a remote host's pool: kernel and initramfs, memmap */
 static long long boot_pool_mib(const struct measure *m)
 {
-	long long need = 0;
+	long long need = 0, one;
+	const struct arch *a;
 	size_t i;
 
 	for (i = 0; i < m->nr; i++) {
@@ -241,8 +242,12 @@ static long long boot_pool_mib(const struct measure *m)
 
 		if (m->k[i].reused || run_load(m->db, m->k[i].run_id, &r) < 0)
 			continue;
-		if (64 + r.nvdimm_mib / 64 > need)
-			need = 64 + r.nvdimm_mib / 64;
+		/* 64: kernel and initramfs; arm64's UEFI variables 64 more */
+		a = arch_find(r.arch);
+		one = 64 + (long long)r.nvdimm_mib / 64 +
+		      (a && arch_firmware(a) ? 64 : 0);
+		if (one > need)
+			need = one;
 		run_row_release(&r);
 	}
 	return need;
@@ -253,12 +258,16 @@ static long long boot_pool_mib(const struct measure *m)
  * the runs were made on (vm_uri()), first, and in icount mode every
  * other host of MMCI_LIBVIRT_URIS with the same icount set-up (QEMU
  * version and architecture; machine type and guest CPU model come from
- * the one domain template). On the wall clock, and for arm64 guests, the
- * first host alone (one boot at a time on the wall clock). Returns how many hosts *out holds (at least 1).
+ * the one domain template) that can boot the run's arch (arm64: QEMU's
+ * virt and its UEFI firmware there). On the wall clock the first host
+ * alone (one boot at a time). Returns how many hosts *out holds (at
+ * least 1).
  */
 static size_t plan_hosts(const struct measure *m, struct host **out)
 {
 	long long need = boot_need_mib(m), pool_need = boot_pool_mib(m);
+	const struct arch *a = arch_find(m->opts.arch);
+	const int arm64 = a && arch_firmware(a);
 	struct host *all, *h;
 	size_t n = hosts_list(&all), nh = 0, i, home = n;
 
@@ -274,9 +283,6 @@ static size_t plan_hosts(const struct measure *m, struct host **out)
 	if (h[nh].slots < 1)
 		h[nh].slots = 1;	/* its boots fail with their reason */
 	nh++;
-	/* UEFI guests (arm64) boot on the local libvirt only (vm.h) */
-	if (arch_find(m->opts.arch) && arch_firmware(arch_find(m->opts.arch)))
-		need = 0;
 	for (i = 0; need && i < n; i++) {
 		if (i == home)
 			continue;
@@ -290,6 +296,11 @@ static size_t plan_hosts(const struct measure *m, struct host **out)
 				  "%s on %s as '%s'", all[i].uri, all[i].qemu,
 				  all[i].arch, h[0].qemu ? h[0].qemu : "?",
 				  h[0].arch ? h[0].arch : "?", h[0].uri);
+			continue;
+		}
+		if (arm64 && !all[i].arm64) {
+			log_warnx("host '%s' not used: %s", all[i].uri,
+				  all[i].arm64_why);
 			continue;
 		}
 		all[i].slots = host_capacity(&all[i], need);

@@ -166,11 +166,11 @@ const char *vm_pool_name(void)
 /* what a boot put on a remote host: deleted on every path (vm_unstage) */
 struct vm_stage {
 	virStoragePoolPtr pool;
-	virStorageVolPtr vol[3];	/* kernel, initrd, nvdimm */
-	char *path[3];
+	virStorageVolPtr vol[4];	/* kernel, initrd, nvdimm, UEFI vars */
+	char *path[4];
 };
 
-enum { STAGE_KERNEL, STAGE_INITRD, STAGE_NVDIMM };
+enum { STAGE_KERNEL, STAGE_INITRD, STAGE_NVDIMM, STAGE_NVRAM };
 
 static int upload_source(virStreamPtr st, char *data, size_t nbytes,
 			 void *opaque)
@@ -296,7 +296,7 @@ static int vm_clean_volumes(virConnectPtr conn, virStoragePoolPtr pool,
 
 		if (!name || !starts_with(name, VM_NAME_PREFIX))
 			goto next;
-		if (dot && !strcmp(dot, ".nvdimm"))
+		if (dot && (!strcmp(dot, ".nvdimm") || !strcmp(dot, ".vars")))
 			end = dot;
 		if (!end)
 			goto next;
@@ -353,8 +353,35 @@ static unsigned long long file_bytes(const char *path)
 	return stat(path, &sb) ? 0 : (unsigned long long)sb.st_size;
 }
 
+int vm_conn_boots_arch(virConnectPtr conn, const struct arch *a,
+		       char *why, size_t len)
+{
+	const char *fw = arch_firmware(a);
+	char *caps, *value;
+	int ok;
+
+	caps = virConnectGetDomainCapabilities(conn, NULL, a->qemu_arch,
+					       a->machine, "qemu", 0);
+	if (!caps) {
+		snprintf(why, len, "no QEMU for %s guests: %s", a->qemu_arch,
+			 virGetLastErrorMessage());
+		return 0;
+	}
+	/* its firmware among the loaders libvirt found (firmware JSONs) */
+	value = fw ? xstrfmt("<value>%s</value>", fw) : NULL;
+	ok = !value || strstr(caps, value) != NULL;
+	if (!ok)
+		snprintf(why, len, "no UEFI firmware '%s' for %s guests "
+			 "(install qemu-efi-aarch64 there)", fw, a->name);
+	free(value);
+	free(caps);
+	return ok;
+}
+
 /*
- * Put the kernel, the initramfs and a sparse NVDIMM into the host's pool
+ * Put the kernel, the initramfs, a sparse NVDIMM and an arm64 guest's
+ * UEFI variables (a copy of the firmware's template, made here: the
+ * host's own copy would be a file outside the pool) into the host's pool
  * and point @made at them. The pool must hold what the guest will write:
  * the files and the NVDIMM's memmap (1/64 of it, as on tmpfs locally).
  */
@@ -364,10 +391,18 @@ static int vm_stage(virConnectPtr conn, const struct vm_spec *spec,
 	const char *pool = vm_pool_name(), *uri = vm_uri();
 	unsigned long long kb = file_bytes(spec->kernel);
 	unsigned long long ib = spec->initrd ? file_bytes(spec->initrd) : 0;
-	unsigned long long need = kb + ib, nb = 0;
+	const char *vars = spec->arch ? arch_nvram_template(spec->arch) : NULL;
+	unsigned long long vb = vars ? file_bytes(vars) : 0;
+	unsigned long long need = kb + ib + vb, nb = 0;
 	virStoragePoolInfo info;
-	char *name;
+	char *name, why[256];
 
+	if (vars && !vm_conn_boots_arch(conn, spec->arch, why, sizeof(why)))
+		return error("host '%s' cannot boot %s guests: %s", uri,
+			     spec->arch->name, why);
+	if (vars && !vb)
+		return error_errno("cannot read the UEFI variables template "
+				   "'%s'", vars);
 	st->pool = virStoragePoolLookupByName(conn, pool);
 	if (!st->pool)
 		return error("host '%s' has no storage pool '%s' (make one: "
@@ -391,9 +426,10 @@ static int vm_stage(virConnectPtr conn, const struct vm_spec *spec,
 	}
 	if (info.available < need)
 		return error("pool '%s' on '%s' has %llu MiB free, the boot "
-			     "needs %llu MiB (kernel, initramfs and the "
+			     "needs %llu MiB (kernel, initramfs%s and the "
 			     "NVDIMM's memmap)", pool, uri,
-			     info.available >> 20, need >> 20);
+			     info.available >> 20, need >> 20,
+			     vars ? ", the UEFI variables" : "");
 
 	name = xstrfmt("%s-kernel", spec->name);
 	if (stage_volume(conn, st, STAGE_KERNEL, name, spec->kernel, kb) < 0)
@@ -414,6 +450,13 @@ static int vm_stage(virConnectPtr conn, const struct vm_spec *spec,
 			goto fail;
 		free(name);
 		made->nvdimm_path = st->path[STAGE_NVDIMM];
+	}
+	if (vars) {
+		name = xstrfmt("%s.vars", spec->name);
+		if (stage_volume(conn, st, STAGE_NVRAM, name, vars, vb) < 0)
+			goto fail;
+		free(name);
+		made->nvram_path = st->path[STAGE_NVRAM];
 	}
 	made->unlink_backing = 0;	/* the volume is deleted instead */
 	made->streams = 1;
@@ -508,6 +551,35 @@ static int stream_open(virDomainPtr dom, struct vm_stream *s,
 			     virGetLastErrorMessage());
 	s->watching = 1;
 	return 0;
+}
+
+/*
+ * The alias libvirt gave the guest's virtio console (the arm64 results
+ * port: "console1" beside the PL011's "serial0"), read from the running
+ * domain's XML; "console1" when the XML does not say.
+ */
+static const char *virtio_console_alias(virDomainPtr dom, char *buf,
+					size_t len)
+{
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	const char *p = xml, *end, *a, *t;
+
+	snprintf(buf, len, "console1");
+	while (p && (p = strstr(p, "<console ")) != NULL) {
+		end = strstr(p, "</console>");
+		if (!end)
+			break;
+		t = strstr(p, "<target type='virtio'");
+		a = strstr(p, "<alias name='");
+		if (t && t < end && a && a < end) {
+			a += strlen("<alias name='");
+			snprintf(buf, len, "%.*s", (int)strcspn(a, "'"), a);
+			break;
+		}
+		p = end;
+	}
+	free(xml);
+	return buf;
 }
 
 /* what is still on its way after the guest's end, up to 3 s */
@@ -761,10 +833,6 @@ static int check_spec(const struct vm_spec *spec)
 	if (spec->arch && arch_firmware(spec->arch) && !spec->nvram_path)
 		return error("domain '%s' (%s) needs a path for its UEFI "
 			     "variables", spec->name, spec->arch->name);
-	if (spec->arch && arch_firmware(spec->arch) && spec->streams)
-		return error("domain '%s': %s guests boot on the local "
-			     "libvirt only, not on a staged host", spec->name,
-			     spec->arch->name);
 	return 0;
 }
 
@@ -1446,6 +1514,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		{ .dev = "serial1", .fd = -1 },
 	};
 	int remote = vm_staged(), hang = 0;
+	char alias[64];
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
@@ -1548,6 +1617,10 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	if (made.streams) {
 		size_t i;
 
+		/* arm64: the results port is a virtio console */
+		if (made.arch && arch_firmware(made.arch))
+			ports[1].dev = virtio_console_alias(dom, alias,
+							    sizeof(alias));
 		for (i = 0; i < ARRAY_SIZE(ports); i++) {
 			const char *path = i ? spec->results_log :
 					       spec->console_log;
@@ -1563,11 +1636,16 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 			goto out;
 		}
 		t1 = now_s();
-		/* QEMU has the NVDIMM open: its memmap goes with QEMU */
-		if (stage.vol[STAGE_NVDIMM]) {
-			vol_delete(stage.vol[STAGE_NVDIMM]);
-			virStorageVolFree(stage.vol[STAGE_NVDIMM]);
-			stage.vol[STAGE_NVDIMM] = NULL;
+		/*
+		 * QEMU has the NVDIMM and the UEFI variables open: the
+		 * memmap goes with QEMU, nothing reads the variables later
+		 */
+		for (i = STAGE_NVDIMM; i <= STAGE_NVRAM; i++) {
+			if (!stage.vol[i])
+				continue;
+			vol_delete(stage.vol[i]);
+			virStorageVolFree(stage.vol[i]);
+			stage.vol[i] = NULL;
 		}
 	}
 	res->start_s = t1 - t0;

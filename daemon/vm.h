@@ -36,7 +36,8 @@ struct vm_spec {
 	/*
 	 * arm64: the guest's UEFI variable store, a copy of the firmware's
 	 * template that libvirt makes at start; vm_run() deletes it at
-	 * the end. Ignored for x86_64.
+	 * the end (on a staged host a volume of the pool takes its place,
+	 * vm_stage()). Ignored for x86_64.
 	 */
 	const char *nvram_path;
 	const char *kernel;	/* bzImage */
@@ -206,10 +207,23 @@ char *vm_version_string(unsigned long v);
  * Remote hosts. A URI naming a host (qemu+tcp://h/system, qemu+ssh://...)
  * cannot see this machine's files: vm_run() uploads the kernel and the
  * initramfs into the host's storage pool (vm_pool_name()), makes the
- * NVDIMM a sparse volume there, deletes the three when the boot ends, and
- * reads both serial ports through libvirt streams into the local logs.
+ * NVDIMM a sparse volume there, uploads an arm64 guest's UEFI variables
+ * (the firmware's template) as a volume too, deletes them when the boot
+ * ends, and reads both ports (an arm64 guest's PL011 and virtio console)
+ * through libvirt streams into the local logs.
  */
 int vm_uri_is_remote(const char *uri);
+
+struct _virConnect;
+struct arch;
+/*
+ * Can the host of @conn boot guests of @a? Its libvirt must find a QEMU
+ * for the arch's machine and, for a UEFI arch, the firmware's code at
+ * the path mmci writes in the domain (its domain capabilities). 1 yes,
+ * 0 no with the reason in @why.
+ */
+int vm_conn_boots_arch(struct _virConnect *conn, const struct arch *a,
+		       char *why, size_t len);
 /*
  * does vm_run() stage through the pool? For a remote URI, or when
  * MMCI_LIBVIRT_STAGE=pool (a libvirtd that cannot see this machine's

@@ -148,9 +148,20 @@ static void test_arm64(void)
 	ok(has(&x, "<memory model='nvdimm'"), "the NVDIMM");
 	ok(has(&x, "-icount"), "icount");
 	ok(!has(&x, "@") && !has(&x, "\n\n"), "no placeholder, no blank line");
+	/* a staged host: the ports are ptys read as streams (vm_stage()) */
 	spec.streams = 1;
-	is_int(gen(&spec, tmpl.buf, &x), -1, "arm64 on a staged host is refused");
+	spec.nvram_path = "/var/lib/libvirt/mmci/mmci-t.vars";
+	is_int(gen(&spec, tmpl.buf, &x), 0, "arm64 on a staged host expands");
+	ok(has(&x, "<serial type='pty'>\n      <target type='system-serial' "
+	       "port='0'>\n        <model name='pl011'/>") &&
+	   has(&x, "<console type='pty'>\n      <target type='virtio'/>"),
+	   "staged arm64: PL011 and virtio console on ptys");
+	ok(!has(&x, "isa-serial") && !has(&x, "type='file'"),
+	   "staged arm64: no ISA port, no host file");
+	ok(has(&x, ">/var/lib/libvirt/mmci/mmci-t.vars</nvram>"),
+	   "staged arm64: the variables are the pool's volume");
 	spec.streams = 0;
+	spec.nvram_path = "/tmp/vars.fd";
 	spec.arch = arch_get("x86_64");
 	is_int(gen(&spec, tmpl.buf, &x), 0, "x86_64 spec expands");
 	ok(has(&x, "<type arch='x86_64' machine='q35'>hvm</type>") &&
