@@ -6,10 +6,16 @@
 # unplugs virtio-mem and writes its results to the virtio console. The
 # run records its arch; an x86_64 run of the same workload is never
 # compared with it; what an arm64 run lacks is named before anything
-# boots. About 1 min (two 13 s boots). tests/long/t1200-arm64.sh
-# cross-builds mmci's own arm64 kernels and measures the NVDIMM there.
+# boots. The same guest then boots on a remote libvirt host
+# (tests/lib-libvirtd2.sh): its UEFI variables go up into the host's pool
+# as a volume and both its ports (PL011 and virtio console) come back as
+# libvirt streams; a host without the arm64 firmware is named by `mmci
+# hosts` and refused before anything is uploaded. About 1.5 min (three
+# 13 s boots). tests/long/t1200-arm64.sh cross-builds mmci's own arm64
+# kernels and measures the NVDIMM there.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
+. "$SRC/tests/lib-libvirtd2.sh"
 export MMCI_ACCEL=tcg
 
 # e_machine of an ELF file, as hex bytes: b700 is aarch64, 3e00 x86-64
@@ -23,6 +29,14 @@ A64_KERNEL=$(ls "$ARM64_DIR"/cloud/boot/vmlinuz-*-cloud-arm64 2>/dev/null |
 	skip_all "no $ARM64_DIR/cloud/boot/vmlinuz-*-cloud-arm64 (run make setup)"
 [ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
 A64_REL=${A64_KERNEL##*/vmlinuz-}
+command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
+
+# two remote hosts, which see nothing of the checkout (the trash is in it)
+H2="$TRASH/host2"
+H3="$TRASH/host3"
+export LIBVIRTD2_HIDE="$SRC"
+test_atexit "libvirtd2_stop '$H2'"
+test_atexit "libvirtd2_stop '$H3'"
 
 vmem() {
 	"$MMCI" run --workloads virtio-mem --nvdimm 1G --vmem-sizes 512M \
@@ -92,6 +106,50 @@ test_expect_vm 'an x86_64 run of the same workload is never compared with it' '
 	set +e; "$MMCI" compare 2 1 > out 2> err; rc=$?; set -e; cat err &&
 	[ $rc = 1 ] &&
 	grep -qx "error: run #2 (x86_64 guest) and run #1 (arm64 guest) ran on different architectures: they are never compared" err
+'
+
+test_expect_vm 'a remote host: the UEFI variables go up into its pool, the ports come back' '
+	libvirtd2_start "$H2" && libvirtd2_pool "$H2" mmci &&
+	u2=$(cat "$H2/uri") &&
+	MMCI_LIBVIRT_URI=$u2 vmem --kernel "$A64_KERNEL" \
+		--modules-root "$ARM64_DIR/cloud" --arch arm64 --hz 250 \
+		--label remote > out 2> err; rc=$?
+	cat out err; [ $rc = 0 ] &&
+	id=$(sql "SELECT id FROM runs WHERE label = \"remote\"") &&
+	grep -q "^run #$id: ok" out &&
+	[ "$(sql "SELECT host FROM boots WHERE run_id = $id")" = "$u2" ] &&
+	sql "SELECT domain_xml FROM boots WHERE run_id = $id" > dom.xml &&
+	grep -q "<nvram template=.*>/var/lib/libvirt/mmci/mmci-.*\.vars</nvram>" dom.xml &&
+	grep -q "<kernel>/var/lib/libvirt/mmci/mmci-.*-kernel</kernel>" dom.xml &&
+	grep -q "<model name=.pl011./>" dom.xml &&
+	grep -q "<console type=.pty.>" dom.xml &&
+	grep -q "EFI stub: Booting Linux Kernel" "$(sql "SELECT console_log
+		FROM boots WHERE run_id = $id")" &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     metric IN (\"plug\", \"unplug\") AND value > 0")" = 2 ] &&
+	[ -z "$(virsh -c "$u2" vol-list mmci --name | grep .)" ] &&
+	[ -z "$(ls "$H2/lib/mmci")" ] &&
+	[ -z "$(virsh -c "$u2" list --all --name)" ]
+'
+U2=$(cat "$H2/uri" 2> /dev/null || echo none)
+
+test_expect 'a host without the arm64 firmware: named, and refused before any upload' '
+	LIBVIRTD2_HIDE="$SRC /usr/share/AAVMF /usr/share/qemu/firmware" \
+		libvirtd2_start "$H3" && libvirtd2_pool "$H3" mmci &&
+	u3=$(cat "$H3/uri") &&
+	MMCI_LIBVIRT_URIS="qemu:///system $U2 $u3" "$MMCI" hosts > out &&
+	cat out &&
+	[ "$(grep -c "^    arm64 guests: yes" out)" = 2 ] &&
+	grep -qx "    arm64 guests: no: no UEFI firmware ./usr/share/AAVMF/AAVMF_CODE.fd. for arm64 guests (install qemu-efi-aarch64 there)" out &&
+	set +e; MMCI_LIBVIRT_URI=$u3 vmem --kernel "$A64_KERNEL" \
+		--modules-root "$ARM64_DIR/cloud" --arch arm64 --label nofw \
+		> out 2> err; rc=$?; set -e
+	cat err; [ $rc = 1 ] &&
+	grep -q "host .$u3. cannot boot arm64 guests: no UEFI firmware" err &&
+	[ "$(sql "SELECT status FROM runs WHERE label = \"nofw\"")" = failed ] &&
+	sql "SELECT b.error FROM boots b JOIN runs r ON r.id = b.run_id
+	     WHERE r.label = \"nofw\"" | grep -q "cannot boot arm64 guests" &&
+	[ -z "$(ls "$H3/lib/mmci")" ]
 '
 
 test_expect 'nothing left behind' '
