@@ -7,12 +7,16 @@
 # times fsdax and devdax rebinds and the vmap microbenchmarks with
 # their page-table counts. With 64 KiB pages the 2 MiB alignment is
 # replaced by 512 MiB with a warning. Runs of two arches are never
-# compared. The memmap-rebind-arm64 recipe prints its table.
+# compared. The memmap-rebind-arm64 recipe prints its table. Last, a
+# series is tested on arm64 with a second libvirt host
+# (tests/lib-libvirtd2.sh): the boots spread over both, the remote one's
+# UEFI variables going up into its pool.
 # Two cold cross-builds took 31 and 33 min here; with their object
 # directories kept (a fresh database builds again, make finds nothing to
 # do) the whole file takes 95-120 s, each boot 10-20 s.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/../lib.sh"
+. "$SRC/tests/lib-libvirtd2.sh"
 export MMCI_ACCEL=tcg
 
 # e_machine of an ELF file, as hex bytes: b700 is aarch64, 3e00 x86-64
@@ -24,8 +28,15 @@ need_libvirt
 command -v aarch64-linux-gnu-gcc > /dev/null ||
 	skip_all "no aarch64-linux-gnu-gcc (run make setup)"
 
+command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
+
 # the shared tree and build cache of the checkout; a database of its own
 export MMCI_DATA="$SRC/var" MMCI_TREE="$SRC/var/linux"
+SERIES="$SRC/kernel-patches/examples/memmap-slow.mbox"
+# the second host sees nothing of the checkout (trash and cache are in it)
+H2="$TRASH/host2"
+export LIBVIRTD2_HIDE="$SRC"
+test_atexit "libvirtd2_stop '$H2'"
 
 test_expect 'init: the 6.12 tree' '
 	"$MMCI" init &&
@@ -113,6 +124,31 @@ test_expect 'recipe memmap-rebind-arm64 (small): the authors table beside' '
 	grep -q "27.93 ms" out && grep -q "16.27 ms" out &&
 	grep -q "^mmci: accel tcg, clock icount" out &&
 	grep -q "^machine: QEMU [0-9.]* virt, CPU cortex-a57, arm64-64k guest (64 KiB pages), 2048 MiB NVDIMM" out
+'
+
+test_expect 'test-series --arch arm64 on two hosts: boots on both' '
+	libvirtd2_start "$H2" && libvirtd2_pool "$H2" mmci &&
+	u2=$(cat "$H2/uri") &&
+	MMCI_LIBVIRT_URIS="qemu:///system $u2" "$MMCI" test-series "$SERIES" \
+		--base debian-6.12 --arch arm64 --nvdimm 1G --iters 2 \
+		--boots 1 --max-boots 1 > out 2> err; rc=$?
+	cat out; grep -i "host\|at once\|error" err; [ $rc = 0 ] &&
+	grep -q "^verdict:" out &&
+	grep -q "host .$u2.: [0-9] slot(s), QEMU" err &&
+	job=$(sql "SELECT max(id) FROM jobs") &&
+	sql "SELECT b.run_id, b.host, b.status FROM boots b JOIN runs r
+	     ON r.id = b.run_id WHERE r.job_id = $job" > boots &&
+	cat boots &&
+	[ "$(sql "SELECT count(DISTINCT b.host) FROM boots b JOIN runs r
+	     ON r.id = b.run_id WHERE r.job_id = $job AND b.status = \"ok\"")" = 2 ] &&
+	[ "$(sql "SELECT count(*) FROM runs WHERE job_id = $job AND
+	     arch = \"arm64\"")" = 2 ] &&
+	sql "SELECT b.domain_xml FROM boots b JOIN runs r ON r.id = b.run_id
+	     WHERE r.job_id = $job AND b.host = \"$u2\"" |
+		grep -q "/var/lib/libvirt/mmci/mmci-.*\.vars</nvram>" &&
+	[ -z "$(ls "$H2/lib/mmci")" ] &&
+	[ -z "$(virsh -c "$u2" list --all --name)" ] &&
+	no_domains_left
 '
 
 test_done
