@@ -13,7 +13,7 @@
 # UEFI variables going up into its pool.
 # Two cold cross-builds took 31 and 33 min here; with their object
 # directories kept (a fresh database builds again, make finds nothing to
-# do) the whole file takes 95-120 s, each boot 10-20 s.
+# do) the whole file takes 2-2.5 min, each boot 6-20 s.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/../lib.sh"
 . "$SRC/tests/lib-libvirtd2.sh"
