@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "arch.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
@@ -182,15 +183,21 @@ enum trial_end { TRIAL_PRINTED, TRIAL_SILENT, TRIAL_FAILED };
  * The console log stays in <data>/hosts for whoever wants to look.
  */
 static enum trial_end trial_boot(const struct mmci_config *cfg,
-				 struct db *db, const char *kernel,
-				 const char *initrd, unsigned int deadline,
-				 double *first_line, char *why, size_t whylen)
+				 struct db *db, const struct arch *a,
+				 const char *kernel, const char *initrd,
+				 unsigned int deadline, double *first_line,
+				 char *why, size_t whylen)
 {
 	char *dir = data_path(cfg, "hosts"), tag[9];
 	char *console = xstrfmt("%s/kvm-trial-%d-console.log", dir,
 				(int)getpid());
 	char *results = xstrfmt("%s/kvm-trial-%d-results.log", dir,
 				(int)getpid());
+	/* arm64: UEFI variables of its own, deleted by vm_run() */
+	char *nvram = arch_firmware(a) ? xstrfmt("%s/kvm-trial-%d-vars.fd",
+						 dir, (int)getpid()) : NULL;
+	char *cmdline = xstrfmt("console=%s panic=-1 loglevel=4 "
+				"mmci.workload=none", a->console);
 	char *tmpl = project_path(cfg, VM_DEFAULT_TEMPLATE);
 	char *name;
 	struct vm_spec spec;
@@ -201,9 +208,11 @@ static enum trial_end trial_boot(const struct mmci_config *cfg,
 	name = xstrfmt("%s%s-kvmtrial-%d", VM_NAME_PREFIX, tag, (int)getpid());
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
+	spec.arch = a;
+	spec.nvram_path = nvram;
 	spec.kernel = kernel;
 	spec.initrd = initrd;
-	spec.cmdline = "console=ttyS0 panic=-1 loglevel=4 mmci.workload=none";
+	spec.cmdline = cmdline;
 	spec.console_log = console;
 	spec.results_log = results;
 	spec.vcpus = 1;
@@ -235,6 +244,8 @@ static enum trial_end trial_boot(const struct mmci_config *cfg,
 	}
 	unlink(results);
 	vm_result_release(&res);
+	free(nvram);
+	free(cmdline);
 	free(name);
 	free(tmpl);
 	free(console);
@@ -283,9 +294,41 @@ int accel_expect_kvm(struct db *db, char *why, size_t whylen)
 	return 1;
 }
 
+int accel_guest_native(const struct arch *a, char *why, size_t whylen)
+{
+	const char *seam = getenv("MMCI_TEST_HOST_ARCH");
+	struct host h;
+	int native;
+
+	if (seam && *seam) {
+		native = !strcmp(seam, a->qemu_arch);
+		if (!native)
+			xsnprintf(why, whylen, "an %s guest is emulated on this "
+				  "host (TCG; test seam MMCI_TEST_HOST_ARCH=%s)",
+				  a->name, seam);
+		return native;
+	}
+	if (!staged_host(&h)) {
+		native = arch_native(a);
+		if (!native)
+			xsnprintf(why, whylen, "an %s guest is emulated on this "
+				  "host (TCG)", a->name);
+		return native;
+	}
+	native = h.up && h.arch && !strcmp(h.arch, a->qemu_arch);
+	if (!h.up)
+		xsnprintf(why, whylen, "%s: %s", h.uri, h.error);
+	else if (!native)
+		xsnprintf(why, whylen, "an %s guest is emulated on %s, an %s "
+			  "host (TCG)", a->name, h.uri,
+			  h.arch ? h.arch : "unknown");
+	staged_host_release(&h);
+	return native;
+}
+
 int accel_choose(const struct mmci_config *cfg, struct db *db,
-		 const char *clock, const char *kernel, const char *initrd,
-		 struct accel_choice *c)
+		 const struct arch *a, const char *clock, const char *kernel,
+		 const char *initrd, struct accel_choice *c)
 {
 	unsigned int deadline = accel_deadline_s();
 	char pwhy[128], twhy[256];
@@ -332,8 +375,8 @@ int accel_choose(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	}
 
-	end = trial_boot(cfg, db, kernel, initrd, deadline, &first_line, twhy,
-			 sizeof(twhy));
+	end = trial_boot(cfg, db, a, kernel, initrd, deadline, &first_line,
+			 twhy, sizeof(twhy));
 	if (end == TRIAL_FAILED) {
 		/* no verdict: libvirt or the domain failed, not the guest */
 		if (forced("kvm")) {

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 
+struct arch;
 struct db;
 struct mmci_config;
 
@@ -50,8 +51,19 @@ void host_key_release(struct host_key *k);
 unsigned int accel_deadline_s(void);
 
 /**
+ * accel_guest_native() - can guests of @a use the boot host's KVM at all,
+ * i.e. is @a the arch of the host boots go to (this machine, or a staged
+ * host as its capabilities say)? When not, @why says the guest is
+ * emulated. MMCI_TEST_HOST_ARCH=aarch64 (tests only) stands for the host's
+ * arch, so an arm64 guest's KVM path runs on an x86_64 host under
+ * MMCI_TEST_KVM_SEAM (vm.h).
+ */
+int accel_guest_native(const struct arch *a, char *why, size_t whylen);
+
+/**
  * accel_choose() - the accelerator of a run about to be created
  * @cfg, @db: where trials log and verdicts are kept
+ * @a: the guest's arch (accel_guest_native() said yes): what a trial boots
  * @clock: the clock asked for ("icount" needs TCG), NULL = default
  * @kernel, @initrd: what a trial boots (the run's own kernel)
  * @c: the choice
@@ -63,8 +75,8 @@ unsigned int accel_deadline_s(void);
  * (icount asked for, or a trial that showed KVM hangs guests).
  */
 int accel_choose(const struct mmci_config *cfg, struct db *db,
-		 const char *clock, const char *kernel, const char *initrd,
-		 struct accel_choice *c);
+		 const struct arch *a, const char *clock, const char *kernel,
+		 const char *initrd, struct accel_choice *c);
 
 /**
  * accel_expect_kvm() - would accel_choose() use KVM, as far as can be

@@ -570,12 +570,10 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 			       initrd_sha) < 0) {
 		goto out;
 	}
-	if (!arch_native(arch)) {
-		/* no KVM for another arch: its guests are emulated */
+	if (!accel_guest_native(arch, ac.why, sizeof(ac.why))) {
+		/* no KVM for another arch than the host's: emulated */
 		ac.kvm = 0;
-		xsnprintf(ac.why, sizeof(ac.why), "an %s guest is emulated "
-			  "on this host (TCG)", arch->name);
-	} else if (accel_choose(cfg, db, o->clock, o->kernel, initrd,
+	} else if (accel_choose(cfg, db, arch, o->clock, o->kernel, initrd,
 				&ac) < 0) {
 		/* may boot the kernel once under KVM as a trial (accel.h) */
 		goto out;

@@ -162,6 +162,18 @@ static void test_arm64(void)
 	   "staged arm64: the variables are the pool's volume");
 	spec.streams = 0;
 	spec.nvram_path = "/tmp/vars.fd";
+	/* an aarch64 host's KVM: its CPU and its GIC */
+	spec.kvm = 1;
+	spec.icount = 0;
+	is_int(gen(&spec, tmpl.buf, &x), 0, "arm64 KVM spec expands");
+	ok(has(&x, "<domain type='kvm'") &&
+	   has(&x, "<cpu mode='host-passthrough'") &&
+	   has(&x, "<gic version='host'/>") && !has(&x, "<gic version='3'/>") &&
+	   !has(&x, "cortex-a57"), "arm64 KVM: host CPU and GIC");
+	ok(has(&x, "<type arch='aarch64' machine='virt'>hvm</type>") &&
+	   has(&x, "AAVMF_CODE.fd"), "arm64 KVM: virt with UEFI");
+	spec.kvm = 0;
+	spec.icount = 1;
 	spec.arch = arch_get("x86_64");
 	is_int(gen(&spec, tmpl.buf, &x), 0, "x86_64 spec expands");
 	ok(has(&x, "<type arch='x86_64' machine='q35'>hvm</type>") &&
