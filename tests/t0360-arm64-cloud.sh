@@ -10,8 +10,9 @@
 # (tests/lib-libvirtd2.sh): its UEFI variables go up into the host's pool
 # as a volume and both its ports (PL011 and virtio console) come back as
 # libvirt streams; a host without the arm64 firmware is named by `mmci
-# hosts` and refused before anything is uploaded. About 1.5 min (three
-# 13 s boots). tests/long/t1200-arm64.sh cross-builds mmci's own arm64
+# hosts` and refused before anything is uploaded. An aarch64 host with
+# KVM (played under test seams) gets a trial boot of the arm64 kernel and
+# then KVM. About 1.5 min (five boots of 6-16 s). tests/long/t1200-arm64.sh cross-builds mmci's own arm64
 # kernels and measures the NVDIMM there.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
@@ -106,6 +107,28 @@ test_expect_vm 'an x86_64 run of the same workload is never compared with it' '
 	set +e; "$MMCI" compare 2 1 > out 2> err; rc=$?; set -e; cat err &&
 	[ $rc = 1 ] &&
 	grep -qx "error: run #2 (x86_64 guest) and run #1 (arm64 guest) ran on different architectures: they are never compared" err
+'
+
+# An aarch64 host with KVM, played by this one: MMCI_TEST_HOST_ARCH makes
+# the arm64 guest native, MMCI_TEST_KVM_SEAM makes KVM usable and runs
+# the "KVM" domains under TCG (accel.h, vm.h)
+test_expect_vm 'an aarch64 host with KVM: a trial boot of the arm64 kernel, then KVM' '
+	MMCI_ACCEL= MMCI_TEST_HOST_ARCH=aarch64 MMCI_TEST_KVM_SEAM=works \
+		vmem --kernel "$A64_KERNEL" --modules-root "$ARM64_DIR/cloud" \
+		--arch arm64 --label kvm > out 2> err; rc=$?
+	cat out err; [ $rc = 0 ] &&
+	id=$(sql "SELECT id FROM runs WHERE label = \"kvm\"") &&
+	[ "$(sql "SELECT arch || \" \" || accel || \" \" || clock FROM runs
+	     WHERE id = $id")" = "arm64 kvm wall" ] &&
+	sql "SELECT accel_reason FROM runs WHERE id = $id" |
+		grep -q "^trial boot: first console line after" &&
+	[ "$(sql "SELECT count(*) FROM kvm_verdicts WHERE usable = 1")" = 1 ] &&
+	trial=$(ls "$MMCI_DATA"/hosts/kvm-trial-*-console.log) &&
+	grep -q "EFI stub: Booting Linux Kernel" $trial &&
+	! ls "$MMCI_DATA"/hosts/*vars* 2> /dev/null &&
+	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
+	     metric IN (\"plug\", \"unplug\") AND value > 0")" = 2 ] &&
+	no_domains_left
 '
 
 test_expect_vm 'a remote host: the UEFI variables go up into its pool, the ports come back' '
