@@ -30,6 +30,9 @@ code() {
 }
 
 web_start() {
+	# a restart: the old server's web.out must not answer the wait
+	# below before the new one's shell has truncated it
+	rm -f web.out port &&
 	{ "$MMCI" web --listen 127.0.0.1:0 > web.out 2> web.err &
 	  echo $! > web.pid; } &&
 	i=0 &&
