@@ -107,7 +107,7 @@ test_expect 'a run on the remote host: the values of a run here' '
 	grep -q "<serial type=.pty.>" xml &&
 	grep -q "^mmci: init start" "$(sql "SELECT console_log FROM boots
 		WHERE run_id = $there")" &&
-	[ -z "$(virsh -c "$U2" vol-list mmci --name 2> /dev/null | grep .)" ] &&
+	vols=$(virsh -q -c "$U2" vol-list mmci) && [ -z "$vols" ] &&
 	[ -z "$(ls "$H2/lib/mmci")" ]
 '
 

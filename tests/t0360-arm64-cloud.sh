@@ -150,7 +150,7 @@ test_expect_vm 'a remote host: the UEFI variables go up into its pool, the ports
 		FROM boots WHERE run_id = $id")" &&
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
 	     metric IN (\"plug\", \"unplug\") AND value > 0")" = 2 ] &&
-	[ -z "$(virsh -c "$u2" vol-list mmci --name | grep .)" ] &&
+	vols=$(virsh -q -c "$u2" vol-list mmci) && [ -z "$vols" ] &&
 	[ -z "$(ls "$H2/lib/mmci")" ] &&
 	[ -z "$(virsh -c "$u2" list --all --name)" ]
 '
