@@ -142,26 +142,43 @@ static void status_close(void)
 	status_open = 0;
 }
 
+static int errors_held;
+
+void error_hold(void)
+{
+	errors_held++;
+}
+
+void error_unhold(void)
+{
+	if (!errors_held)
+		BUG("error_unhold() without error_hold()");
+	errors_held--;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap,
 		    int with_errno, int err)
 {
 	const char *pri = journal_priority(prefix);
+	int is_error = !strcmp(prefix, "error: ");
 	char msg[4096];
 
-	status_close();
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (with_errno)
-		fprintf(stderr, "%s%s%s: %s\n", pri, prefix, msg,
-			strerror(err));
-	else
-		fprintf(stderr, "%s%s%s\n", pri, prefix, msg);
-	if (!strcmp(prefix, "error: ")) {
+	if (is_error) {
 		if (with_errno)
 			snprintf(last_err, sizeof(last_err), "%s: %s", msg,
 				 strerror(err));
 		else
 			snprintf(last_err, sizeof(last_err), "%s", msg);
+		if (errors_held)
+			return;
 	}
+	status_close();
+	if (with_errno)
+		fprintf(stderr, "%s%s%s: %s\n", pri, prefix, msg,
+			strerror(err));
+	else
+		fprintf(stderr, "%s%s%s\n", pri, prefix, msg);
 	fflush(stderr);
 }
 

@@ -52,6 +52,13 @@ int error_errno(const char *fmt, ...) PRINTF(1, 2);
 void warning(const char *fmt, ...) PRINTF(1, 2);
 /* the text of the last error() in this process, for failure rows */
 const char *last_error(void);
+/*
+ * Between these, error() and error_errno() are not printed, only kept for
+ * last_error(): for a step whose caller reports its failure in a line of
+ * its own (a boot that did not start: run.c says why, once). They nest.
+ */
+void error_hold(void);
+void error_unhold(void);
 NORETURN void die(const char *fmt, ...) PRINTF(1, 2);
 NORETURN void die_errno(const char *fmt, ...) PRINTF(1, 2);
 NORETURN void BUG_fl(const char *file, int line, const char *fmt, ...)

@@ -3,9 +3,11 @@
  * test-progress.c - the status line of long steps (progress_status() in
  * daemon/util.c): on a terminal one line rewritten in place and cleared
  * before any other message; in a log nothing for a step shorter than
- * PROGRESS_LOG_S. Each case runs in a child whose stderr is a real pty
+ * PROGRESS_LOG_S; errors held by error_hold() are kept for last_error(),
+ * not printed. Each case runs in a child whose stderr is a real pty
  * (posix_openpt) or a pipe, and the parent reads what it wrote.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -57,6 +59,19 @@ static void capture(enum sink sink, void (*steps)(void), struct strbuf *out)
 	waitpid(pid, NULL, 0);
 }
 
+/* held errors are kept for last_error(), not printed; they nest */
+static void held_errors(void)
+{
+	error_hold();
+	error("the inner step failed");
+	error_hold();
+	errno = ENOENT;
+	error_errno("cannot open 'x'");
+	error_unhold();
+	error_unhold();
+	error("the step failed: %s", last_error());
+}
+
 static void two_updates(void)
 {
 	progress_status("build #%d: %d objects", 1, 10);
@@ -105,6 +120,11 @@ int main(void)
 	capture(SINK_PIPE, update_then_message, &out);
 	is_str(out.buf, "mmci: a message of its own\n",
 	       "log: only the message, on a line of its own");
+
+	capture(SINK_PIPE, held_errors, &out);
+	is_str(out.buf, "error: the step failed: cannot open 'x': "
+	       "No such file or directory\n",
+	       "held errors: one line, the caller's, with the last held text");
 
 	strbuf_release(&out);
 	return done_testing();
