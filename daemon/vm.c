@@ -1423,7 +1423,10 @@ static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
 	va_end(ap);
 	res->exit_kind = VM_START_FAILED;
 	set_result_error(res, "%s", msg.buf);
+	/* for last_error(): the caller prints it, in its own line */
+	error_hold();
 	error("%s", msg.buf);
+	error_unhold();
 	strbuf_release(&msg);
 	return -1;
 }
@@ -1513,7 +1516,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		{ .dev = "serial0", .fd = -1 },
 		{ .dev = "serial1", .fd = -1 },
 	};
-	int remote = vm_staged(), hang = 0;
+	int remote = vm_staged(), hang = 0, staged;
 	char alias[64];
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
 	virConnectPtr conn = NULL;
@@ -1573,7 +1576,10 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 			  spec->name);
 	if (remote) {
 		/* its files go into the host's pool; the XML names them */
-		if (vm_stage(conn, spec, &made, &stage) < 0) {
+		error_hold();
+		staged = vm_stage(conn, spec, &made, &stage);
+		error_unhold();
+		if (staged < 0) {
 			vm_start_failed(res, "cannot put domain '%s' on '%s': "
 					"%s", spec->name, vm_uri(),
 					last_error());

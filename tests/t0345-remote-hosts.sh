@@ -84,6 +84,7 @@ test_expect 'a host without the pool: a one-line error, a failed boot' '
 	! run_on "$U2" --label nopool > out 2> err &&
 	cat err &&
 	grep -q "has no storage pool .mmci. (make one: virsh -c $U2 pool-define-as mmci dir" err &&
+	[ "$(grep -c "no storage pool" err)" = 1 ] &&
 	[ "$(sql "SELECT status FROM runs WHERE label = \"nopool\"")" = failed ] &&
 	sql "SELECT b.error FROM boots b JOIN runs r ON r.id = b.run_id
 	     WHERE r.label = \"nopool\"" | grep -q "no storage pool" &&
@@ -119,6 +120,7 @@ test_expect 'a pool too small: the numbers, before any upload' '
 	! MMCI_LIBVIRT_POOL=tiny run_on "$U2" --label tiny > out 2> err &&
 	cat err &&
 	grep -q "pool .tiny. on .$U2. has [0-4] MiB free, the boot needs [0-9]* MiB" err &&
+	[ "$(grep -c "MiB free, the boot needs" err)" = 1 ] &&
 	[ -z "$(ls "$H2/lib/tiny" 2> /dev/null)" ]
 '
 

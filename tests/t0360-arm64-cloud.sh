@@ -169,6 +169,7 @@ test_expect 'a host without the arm64 firmware: named, and refused before any up
 		> out 2> err; rc=$?; set -e
 	cat err; [ $rc = 1 ] &&
 	grep -q "host .$u3. cannot boot arm64 guests: no UEFI firmware" err &&
+	[ "$(grep -c "cannot boot arm64 guests" err)" = 1 ] &&
 	[ "$(sql "SELECT status FROM runs WHERE label = \"nofw\"")" = failed ] &&
 	sql "SELECT b.error FROM boots b JOIN runs r ON r.id = b.run_id
 	     WHERE r.label = \"nofw\"" | grep -q "cannot boot arm64 guests" &&
