@@ -172,16 +172,141 @@ struct vm_stage {
 
 enum { STAGE_KERNEL, STAGE_INITRD, STAGE_NVDIMM, STAGE_NVRAM };
 
+/*
+ * A local file sent as a sparse stream: runs of zero chunks go as holes,
+ * so the UEFI variable store (64 MiB of zeros) costs no bytes on the
+ * wire and no blocks in the pool. The file need not be sparse on disk.
+ */
+#define UPLOAD_CHUNK (64 * 1024)
+
+struct upload {
+	int fd;
+	off_t pos;		/* where the next read or skip starts */
+	off_t size;
+	unsigned long long data;	/* bytes sent as data */
+	char buf[UPLOAD_CHUNK];
+};
+
 static int upload_source(virStreamPtr st, char *data, size_t nbytes,
 			 void *opaque)
 {
-	int *fd = opaque;
+	struct upload *u = opaque;
 	ssize_t n;
 
 	do
-		n = read(*fd, data, nbytes);
+		n = read(u->fd, data, nbytes);
 	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		u->pos += n;
+		u->data += (unsigned long long)n;
+	}
 	return (int)n;
+}
+
+/* 1 if the chunk at @off is all zeros, 0 if not, -1 on a read error */
+static int chunk_is_zero(struct upload *u, off_t off, off_t *len)
+{
+	size_t want = UPLOAD_CHUNK;
+	ssize_t n;
+
+	if (u->size - off < (off_t)want)
+		want = (size_t)(u->size - off);
+	do
+		n = pread(u->fd, u->buf, want, off);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	*len = n;
+	return !u->buf[0] && !memcmp(u->buf, u->buf + 1, (size_t)n - 1);
+}
+
+/* the section at the current position: data or zeros, and its length */
+static int upload_section(virStreamPtr st, int *in_data, long long *length,
+			  void *opaque)
+{
+	struct upload *u = opaque;
+	off_t off = u->pos, len;
+	int zero = -1, z;
+
+	while (off < u->size) {
+		z = chunk_is_zero(u, off, &len);
+		if (z < 0)
+			return -1;
+		if (zero >= 0 && z != zero)
+			break;
+		zero = z;
+		off += len;
+		/* data goes in sections of at most 1 MiB: no long read-ahead */
+		if (!zero && off - u->pos >= 1024 * 1024)
+			break;
+	}
+	*in_data = zero == 0;
+	*length = off - u->pos;	/* 0 and 0 at the end of the file */
+	return 0;
+}
+
+static int upload_skip(virStreamPtr st, long long length, void *opaque)
+{
+	struct upload *u = opaque;
+
+	if (lseek(u->fd, (off_t)length, SEEK_CUR) < 0)
+		return -1;
+	u->pos += (off_t)length;
+	return 0;
+}
+
+/* @local's @bytes into @vol: sparse if the host can take it, else whole */
+static int upload_volume(virConnectPtr conn, virStorageVolPtr vol,
+			 const char *local, unsigned long long bytes,
+			 unsigned long long *sent)
+{
+	struct upload *u = xcalloc(1, sizeof(*u));
+	unsigned int flags = VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM;
+	virStreamPtr stream = NULL;
+	int ret = -1, code;
+
+	u->fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (u->fd < 0) {
+		error_errno("cannot open '%s'", local);
+		goto out;
+	}
+	u->size = (off_t)bytes;
+again:
+	stream = virStreamNew(conn, 0);
+	if (stream && virStorageVolUpload(vol, stream, 0, bytes, flags) < 0) {
+		code = vm_last_error_code();
+		/* a libvirt before 3.4, or a backend without sparse streams */
+		if (flags && (code == VIR_ERR_NO_SUPPORT ||
+			      code == VIR_ERR_INVALID_ARG ||
+			      code == VIR_ERR_ARGUMENT_UNSUPPORTED)) {
+			virStreamFree(stream);
+			flags = 0;
+			goto again;
+		}
+		goto fail;
+	}
+	if (!stream)
+		goto fail;
+	if ((flags ? virStreamSparseSendAll(stream, upload_source,
+					    upload_section, upload_skip, u) :
+		     virStreamSendAll(stream, upload_source, u)) < 0 ||
+	    virStreamFinish(stream) < 0)
+		goto fail;
+	*sent = u->data;
+	ret = 0;
+	goto out;
+fail:
+	error("cannot upload '%s' to volume '%s': %s", local,
+	      virStorageVolGetName(vol), virGetLastErrorMessage());
+	if (stream)
+		virStreamAbort(stream);
+out:
+	if (stream)
+		virStreamFree(stream);
+	if (u->fd >= 0)
+		close(u->fd);
+	free(u);
+	return ret;
 }
 
 static void vol_delete(virStorageVolPtr vol)
@@ -198,8 +323,8 @@ static void vol_delete(virStorageVolPtr vol)
 
 /*
  * A raw volume @name of @bytes in @st->pool; with @local, its bytes are
- * uploaded from that file through a stream (virStorageVolUpload), else it
- * stays sparse (allocation 0: the NVDIMM's untouched pages cost nothing).
+ * uploaded from that file through a sparse stream (upload_volume()), else
+ * it stays sparse (allocation 0: the NVDIMM's untouched pages cost nothing).
  */
 static int stage_volume(virConnectPtr conn, struct vm_stage *st, int which,
 			const char *name, const char *local,
@@ -207,8 +332,7 @@ static int stage_volume(virConnectPtr conn, struct vm_stage *st, int which,
 {
 	struct strbuf xml = STRBUF_INIT;
 	virStorageVolPtr vol, old;
-	virStreamPtr stream = NULL;
-	int fd = -1, ret = -1;
+	unsigned long long sent = 0;
 	double t0 = now_s();
 
 	/* a volume of a boot that died before it could delete it */
@@ -229,37 +353,16 @@ static int stage_volume(virConnectPtr conn, struct vm_stage *st, int which,
 			     vm_pool_name(), virGetLastErrorMessage());
 	st->vol[which] = vol;
 	if (local) {
-		fd = open(local, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			error_errno("cannot open '%s'", local);
-			goto out;
-		}
-		stream = virStreamNew(conn, 0);
-		if (!stream || virStorageVolUpload(vol, stream, 0, bytes, 0) < 0 ||
-		    virStreamSendAll(stream, upload_source, &fd) < 0 ||
-		    virStreamFinish(stream) < 0) {
-			error("cannot upload '%s' to volume '%s': %s", local,
-			      name, virGetLastErrorMessage());
-			if (stream)
-				virStreamAbort(stream);
-			goto out;
-		}
-		log_debug("uploaded '%s' (%llu bytes) in %.2f s", local, bytes,
-			  now_s() - t0);
+		if (upload_volume(conn, vol, local, bytes, &sent) < 0)
+			return -1;
+		log_debug("uploaded '%s' (%llu bytes, %llu of them data) in "
+			  "%.2f s", local, bytes, sent, now_s() - t0);
 	}
 	st->path[which] = virStorageVolGetPath(vol);
-	if (!st->path[which]) {
-		error("no path for volume '%s': %s", name,
-		      virGetLastErrorMessage());
-		goto out;
-	}
-	ret = 0;
-out:
-	if (stream)
-		virStreamFree(stream);
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	if (!st->path[which])
+		return error("no path for volume '%s': %s", name,
+			     virGetLastErrorMessage());
+	return 0;
 }
 
 /* seconds since volume @vol was last written, -1 if unknown */

@@ -9,7 +9,8 @@
 # boots. The same guest then boots on a remote libvirt host
 # (tests/lib-libvirtd2.sh): its UEFI variables go up into the host's pool
 # as a volume and both its ports (PL011 and virtio console) come back as
-# libvirt streams; a host without the arm64 firmware is named by `mmci
+# libvirt streams (the variables, zeros, as a sparse stream: holes, not
+# bytes); a host without the arm64 firmware is named by `mmci
 # hosts` and refused before anything is uploaded. An aarch64 host with
 # KVM (played under test seams) gets a trial boot of the arm64 kernel and
 # then KVM. About 1.5 min (five boots of 6-16 s). tests/long/t1200-arm64.sh cross-builds mmci's own arm64
@@ -134,10 +135,13 @@ test_expect_vm 'an aarch64 host with KVM: a trial boot of the arm64 kernel, then
 test_expect_vm 'a remote host: the UEFI variables go up into its pool, the ports come back' '
 	libvirtd2_start "$H2" && libvirtd2_pool "$H2" mmci &&
 	u2=$(cat "$H2/uri") &&
-	MMCI_LIBVIRT_URI=$u2 vmem --kernel "$A64_KERNEL" \
+	MMCI_VERBOSE=2 MMCI_LIBVIRT_URI=$u2 vmem --kernel "$A64_KERNEL" \
 		--modules-root "$ARM64_DIR/cloud" --arch arm64 --hz 250 \
 		--label remote > out 2> err; rc=$?
 	cat out err; [ $rc = 0 ] &&
+	vars=$(sed -n "s/.*uploaded .*VARS.fd. (\([0-9]*\) bytes, \([0-9]*\) of them data).*/\1 \2/p" err) &&
+	echo "UEFI variables: bytes, data sent: $vars" &&
+	set -- $vars && [ $# = 2 ] && [ "$1" -gt 0 ] && [ "$2" -lt "$1" ] &&
 	id=$(sql "SELECT id FROM runs WHERE label = \"remote\"") &&
 	grep -q "^run #$id: ok" out &&
 	[ "$(sql "SELECT host FROM boots WHERE run_id = $id")" = "$u2" ] &&
