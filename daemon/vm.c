@@ -313,12 +313,16 @@ static void vol_delete(virStorageVolPtr vol)
 {
 	const char *name = virStorageVolGetName(vol);
 
-	/* on a host that went away it is left for vm_clean_volumes() */
+	/*
+	 * on a host that went away it is left for vm_clean_volumes(); a
+	 * warning: nothing fails for it, and it shows while vm_stage()'s
+	 * errors are held
+	 */
 	if (virStorageVolDelete(vol, 0) < 0 &&
 	    vm_last_error_code() != VIR_ERR_NO_STORAGE_VOL &&
 	    virConnectIsAlive(virStorageVolGetConnect(vol)) == 1)
-		error("cannot delete volume '%s': %s", name ? name : "?",
-		      virGetLastErrorMessage());
+		warning("cannot delete volume '%s': %s", name ? name : "?",
+			virGetLastErrorMessage());
 }
 
 /*
