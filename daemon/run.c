@@ -784,7 +784,7 @@ void run_setup_shape(const struct run_row *r, struct strbuf *out)
 
 /*
  * The host-side times of a wall-clock boot (vm_result.host_samples) go to
- * runs/N/bootB-host.jsonl, beside the guest's results, and are stored as
+ * runs/<tag>/N/bootB-host.jsonl, beside the guest's results, and are stored as
  * its samples. 0, or -1 after error().
  */
 static int store_host_samples(struct db *db, long long run_id,
@@ -873,7 +873,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	struct strbuf why = STRBUF_INIT;
 	char *dir = NULL, *sub = NULL, *console = NULL, *results = NULL;
 	char *backing = NULL, *name = NULL;
-	char *template = NULL, *label = NULL, *nvram = NULL;
+	char *template = NULL, *label = NULL, *nvram = NULL, tag[9];
 	long long boot_id;
 	double t0 = now_s();
 	int ok = 0, started;
@@ -894,7 +894,13 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		run_row_release(&r);
 		return -1;
 	}
-	sub = xstrfmt("runs/%lld", run_id);
+	/*
+	 * run ids are per database, and databases may share a data
+	 * directory (its tree and build cache): the database's tag keeps
+	 * their logs apart, as it keeps their domains (db.h)
+	 */
+	db_tag(db, tag);
+	sub = xstrfmt("runs/%s/%lld", tag, run_id);
 	dir = data_path(cfg, sub);
 	console = xstrfmt("%s/boot%d-console.log", dir, idx);
 	results = xstrfmt("%s/boot%d-results.jsonl", dir, idx);
@@ -909,14 +915,8 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	boot_id = db_last_id(db);
 
 	backing = backing_path(cfg, r.backing, run_id, idx);
-	{
-		/* run ids are per database: its tag in the name (db.h) */
-		char tag[9];
-
-		db_tag(db, tag);
-		name = xstrfmt("%s%s-run%lld-boot%d", VM_NAME_PREFIX, tag,
-			       run_id, idx);
-	}
+	name = xstrfmt("%s%s-run%lld-boot%d", VM_NAME_PREFIX, tag, run_id,
+		       idx);
 	template = project_path(cfg, "vm-images/domain.xml.in");
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;

@@ -261,13 +261,18 @@ test_done() {
 # writer's lock (the daemon checkpoints while a test reads)
 sql() { sqlite3 -batch -noheader -cmd ".timeout 10000" "$MMCI_DB" "$1"; }
 
-# no mmci domain may be left behind
-# domains are named mmci-<tag>-runN-bootM, the tag from the database's
-# path (daemon/run.c): only this test's count, not a service's next door
-domain_prefix() {
-	printf 'mmci-%s-' "$(printf %s "$(realpath "$MMCI_DB")" |
-		git hash-object --stdin | cut -c1-8)"
+# the database's tag, from its path (db_tag() in daemon/db.c)
+db_tag() {
+	printf %s "$(realpath "$MMCI_DB")" | git hash-object --stdin | cut -c1-8
 }
+
+# run_dir ID: the logs of run ID, $MMCI_DATA/runs/<tag>/ID (daemon/run.c)
+run_dir() { printf '%s/runs/%s/%s' "$MMCI_DATA" "$(db_tag)" "$1"; }
+
+# no mmci domain may be left behind
+# domains are named mmci-<tag>-runN-bootM: only this test's count, not a
+# service's next door
+domain_prefix() { printf 'mmci-%s-' "$(db_tag)"; }
 
 no_domains_left() {
 	left=$(virsh -c qemu:///system list --all --name 2>/dev/null |

@@ -31,6 +31,18 @@ test_expect 'a run boots, times 1 first bind + 4 rebinds, stores them' '
 	[ "$(sql "SELECT min(value) > 0 FROM samples WHERE run_id = 1")" = 1 ]
 '
 
+test_expect 'a second database on the same data directory: two runs #1, two logs' '
+	log1=$(sql "SELECT console_log FROM boots WHERE run_id = 1") &&
+	sum1=$(md5sum < "$log1") &&
+	MMCI_DB="$TRASH/other.db" run_small --iters 1 --label other > out 2> err &&
+	cat err && grep -q "^run #1: ok" out &&
+	log2=$(sqlite3 "$TRASH/other.db" "SELECT console_log FROM boots WHERE run_id = 1") &&
+	echo "logs: $log1 and $log2" &&
+	[ "$log1" = "$(run_dir 1)/boot0-console.log" ] &&
+	[ "$log1" != "$log2" ] && grep -q "^mmci: init start" "$log2" &&
+	[ "$(md5sum < "$log1")" = "$sum1" ]
+'
+
 test_expect 'the run row holds its provenance' '
 	sql "SELECT accel, clock, kernel_release, qemu_version, libvirt_version,
 	     backing, nvdimm_mib, hz, runner_sha1, initrd_sha1, status

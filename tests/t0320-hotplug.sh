@@ -157,7 +157,7 @@ test_expect 'wall clock: each resize also timed on the host, request to answer' 
 	[ "$(sql "SELECT clock FROM runs WHERE id = $id")" = wall ] &&
 	[ "$(count $id virtio-mem to=512M plug_host)" = 2 ] &&
 	[ "$(count $id virtio-mem from=512M unplug_host)" = 2 ] &&
-	ls "$MMCI_DATA/runs/$id/boot0-host.jsonl" &&
+	ls "$(run_dir $id)/boot0-host.jsonl" &&
 	sql "SELECT g.iteration, g.value, h.value FROM samples g JOIN samples h
 	     ON h.run_id = g.run_id AND h.boot_id = g.boot_id AND
 	     h.iteration = g.iteration AND h.variant = g.variant AND

@@ -81,9 +81,11 @@ test_expect_vm 'an arm64 guest: UEFI, virt, virtio-mem plugged and unplugged' '
 	grep -q "<model name=.pl011./>" dom.xml &&
 	grep -q "<target type=.virtio./>" dom.xml &&
 	grep -q "console=ttyAMA0 .*mmci.out=/dev/hvc0" dom.xml &&
-	! ls "$MMCI_DATA"/runs/1/*uefi-vars* 2> /dev/null &&
-	grep -q "EFI stub: Booting Linux Kernel" "$MMCI_DATA/runs/1/boot0-console.log" &&
-	grep -q "modules loaded: .*virtio_console" "$MMCI_DATA/runs/1/boot0-console.log" &&
+	rd=$(run_dir 1) &&
+	[ "$(sql "SELECT console_log FROM boots WHERE run_id = 1")" = "$rd/boot0-console.log" ] &&
+	! ls "$rd"/*uefi-vars* 2> /dev/null &&
+	grep -q "EFI stub: Booting Linux Kernel" "$rd/boot0-console.log" &&
+	grep -q "modules loaded: .*virtio_console" "$rd/boot0-console.log" &&
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = 1 AND
 	     workload = \"virtio-mem\" AND variant = \"to=512M\" AND
 	     metric = \"plug\" AND value > 0")" = 1 ] &&
