@@ -22,10 +22,16 @@
 #                                    (each is an empty tmpfs there), e.g.
 #                                    "$SRC $MMCI_DATA"
 #
-# A test registers the stop itself, at the top level (a case runs in a
-# subshell, where test_atexit would be lost):
+#   libvirtd2_hosts DIR...           the test's hosts: each hides the
+#                                    checkout (LIBVIRTD2_HIDE=$SRC: the
+#                                    trash and the shared build cache are
+#                                    in it) and is stopped at the test's
+#                                    exit
 #
-#	test_atexit "libvirtd2_stop '$TRASH/lv2'"
+# A test registers its hosts at the top level (a case runs in a subshell,
+# where test_atexit would be lost):
+#
+#	libvirtd2_hosts "$TRASH/lv2"
 #	test_expect 'the remote host answers' 'libvirtd2_start "$TRASH/lv2"'
 #
 # auth sasl: every connection is refused at authentication (DIGEST-MD5,
@@ -63,6 +69,13 @@
 # then becomes a loop that reaps orphans: libvirt daemonizes QEMU, whose
 # parent is then the namespace's init, and a QEMU that exited but was not
 # reaped would look alive to libvirt (destroy would time out).
+
+libvirtd2_hosts() {
+	export LIBVIRTD2_HIDE="$SRC"
+	for d in "$@"; do
+		test_atexit "libvirtd2_stop '$d'"
+	done
+}
 
 # libvirtd2_answers PORT: whether something accepts TCP connections on
 # 127.0.0.1:PORT (python3: dash has no /dev/tcp)

@@ -30,13 +30,10 @@ need_libvirt
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
 
+# two remote hosts, which see nothing of the checkout
 H2="$TRASH/host2"
 H3="$TRASH/host3"
-# the second host sees none of this machine, the checkout included (the
-# trash directory and the shared build cache are in it)
-export LIBVIRTD2_HIDE="$SRC"
-test_atexit "libvirtd2_stop '$H2'"
-test_atexit "libvirtd2_stop '$H3'"
+libvirtd2_hosts "$H2" "$H3"
 
 run_on() {
 	uri=$1

@@ -33,12 +33,10 @@ A64_KERNEL=$(ls "$ARM64_DIR"/cloud/boot/vmlinuz-*-cloud-arm64 2>/dev/null |
 A64_REL=${A64_KERNEL##*/vmlinuz-}
 command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
 
-# two remote hosts, which see nothing of the checkout (the trash is in it)
+# two remote hosts, which see nothing of the checkout
 H2="$TRASH/host2"
 H3="$TRASH/host3"
-export LIBVIRTD2_HIDE="$SRC"
-test_atexit "libvirtd2_stop '$H2'"
-test_atexit "libvirtd2_stop '$H3'"
+libvirtd2_hosts "$H2" "$H3"
 
 vmem() {
 	"$MMCI" run --workloads virtio-mem --nvdimm 1G --vmem-sizes 512M \

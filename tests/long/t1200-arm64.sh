@@ -33,10 +33,9 @@ command -v unshare > /dev/null || skip_all "no unshare (util-linux)"
 # the shared tree and build cache of the checkout; a database of its own
 export MMCI_DATA="$SRC/var" MMCI_TREE="$SRC/var/linux"
 SERIES="$SRC/kernel-patches/examples/memmap-slow.mbox"
-# the second host sees nothing of the checkout (trash and cache are in it)
+# the second host sees nothing of the checkout
 H2="$TRASH/host2"
-export LIBVIRTD2_HIDE="$SRC"
-test_atexit "libvirtd2_stop '$H2'"
+libvirtd2_hosts "$H2"
 
 test_expect 'init: the 6.12 tree' '
 	"$MMCI" init &&
