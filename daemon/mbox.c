@@ -112,6 +112,8 @@ enum utf8_mode {
 	UTF8_TEXT,	/* NUL becomes U+FFFD, other controls are kept */
 	UTF8_HEADER,	/* blanks become ' ', other controls and the
 			 * bidirectional controls U+FFFD */
+	UTF8_LINES,	/* as UTF8_HEADER, but '\n' and '\t' are kept and
+			 * '\r' dropped (mail_clean_text()) */
 };
 
 /*
@@ -144,6 +146,17 @@ static int is_bidi_control(const unsigned char *s, size_t n)
 }
 
 /*
+ * Is the valid @n-byte sequence at @s a C1 control, U+0080-009F? A
+ * terminal takes U+009B as ESC [ (CSI) and U+009D as the start of an OSC
+ * string, just as it takes the ESC byte, which the ASCII test of
+ * utf8_append() already catches.
+ */
+static int is_c1_control(const unsigned char *s, size_t n)
+{
+	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
+/*
  * Append @len bytes to @out as valid UTF-8: every byte that does not start
  * a valid sequence becomes U+FFFD. Return the number of replacements.
  */
@@ -159,8 +172,9 @@ static size_t utf8_append(struct strbuf *out, const char *in, size_t len,
 
 		if (c >= 0x80) {
 			n = utf8_seq_len(s + i, len - i);
-			if (n && mode == UTF8_HEADER &&
-			    is_bidi_control(s + i, n)) {
+			if (n && mode != UTF8_TEXT &&
+			    (is_bidi_control(s + i, n) ||
+			     is_c1_control(s + i, n))) {
 				strbuf_addstr(out, replacement_char);
 				bad++;
 				i += n;
@@ -176,6 +190,13 @@ static size_t utf8_append(struct strbuf *out, const char *in, size_t len,
 			strbuf_addch(out, c);
 			i++;
 			continue;
+		} else if (mode == UTF8_LINES && (c == '\t' || c == '\n')) {
+			strbuf_addch(out, c);
+			i++;
+			continue;
+		} else if (mode == UTF8_LINES && c == '\r') {
+			i++;
+			continue;
 		} else if (mode == UTF8_HEADER &&
 			   (c == '\t' || c == '\n' || c == '\r')) {
 			strbuf_addch(out, ' ');
@@ -187,6 +208,12 @@ static size_t utf8_append(struct strbuf *out, const char *in, size_t len,
 		i++;
 	}
 	return bad;
+}
+
+size_t mail_clean_text(struct strbuf *out, const char *in, size_t len,
+		       int lines)
+{
+	return utf8_append(out, in, len, lines ? UTF8_LINES : UTF8_HEADER);
 }
 
 /* charsets read as UTF-8: ASCII is a subset, the others say "unknown" */

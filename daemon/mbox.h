@@ -13,7 +13,9 @@
  * bytes that are not UTF-8 become U+FFFD. In decoded header fields
  * (subject, names, To, Cc) control characters and the bidirectional
  * controls U+202A-202E, U+2066-2069, U+200E, U+200F and U+061C become
- * U+FFFD too, so no subject can reorder the text it is shown in.
+ * U+FFFD too, so no subject can reorder the text it is shown in; so do
+ * the C1 controls U+0080-009F. mail_clean_text() does the same for any
+ * other text taken from a mail (the claims of claims.c).
  *
  * The limits below bound what a hostile mbox can cost; input beyond them
  * is dropped and noted in mail->problem.
@@ -132,6 +134,26 @@ const char *mail_header(const struct mail *mail, const char *name);
  * control characters and bidirectional controls become U+FFFD.
  */
 char *mail_decode_header(const char *raw);
+
+/**
+ * mail_clean_text() - untrusted text as text that is safe to show
+ * @out: where the clean text is appended
+ * @in: the text, UTF-8 or not; need not be NUL-terminated
+ * @len: bytes in @in
+ * @lines: 1: keep '\n' and '\t' (and drop '\r'); 0: they become ' ',
+ *         one line of text, as in a decoded header
+ *
+ * Every byte that does not start valid UTF-8, every other control
+ * character (C0 with NUL and ESC, DEL, C1 U+0080-009F) and the
+ * bidirectional controls (U+202A-202E, U+2066-2069, U+200E, U+200F,
+ * U+061C) become U+FFFD, one per character: an escape sequence "ESC [31m"
+ * becomes "\uFFFD[31m", which no terminal, page or mail reader acts on,
+ * and a reader still sees that something was there. It is the cleaning
+ * mail_decode_header() does, for text found in bodies.
+ * Return: the number of replacements.
+ */
+size_t mail_clean_text(struct strbuf *out, const char *in, size_t len,
+		       int lines);
 
 /**
  * mail_parse_address() - split "Name <email>" into its parts

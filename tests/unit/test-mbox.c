@@ -1221,6 +1221,13 @@ static void test_bidi_headers(void)
 		  "U+2067, U+2069 in a B encoded-word" },
 		{ "=?utf-8?q?mm:_=E2=80=AEtxt?=", "mm: " FFFD "txt",
 		  "U+202E in a Q encoded-word" },
+		/* C1 controls: U+0085 (NEL), U+009B (CSI), U+009F */
+		{ "a\xc2\x85" "b\xc2\x9b" "2Jc\xc2\x9f",
+		  "a" FFFD "b" FFFD "2Jc" FFFD, "C1 controls U+0085, 009B, 009F" },
+		{ "=?UTF-8?Q?x=C2=9B31my?=", "x" FFFD "31my",
+		  "U+009B in a Q encoded-word" },
+		/* neighbours of C1: U+007E, U+00A0, U+00A1 */
+		{ "~\xc2\xa0\xc2\xa1", "~\xc2\xa0\xc2\xa1", "U+00A0, 00A1 kept" },
 		/* neighbours: U+200D, 2010, 2029, 202F, 2065, 206A, 061B */
 		{ "\xe2\x80\x8d\xe2\x80\x90\xe2\x80\xa9\xe2\x80\xaf"
 		  "\xe2\x81\xa5\xe2\x81\xaa\xd8\x9b",
@@ -1257,6 +1264,34 @@ static void test_bidi_headers(void)
 	mails_free(m, nr);
 }
 
+/*
+ * mail_clean_text(), the same cleaning for text from bodies: as one line
+ * (tab and line ends become spaces) and as lines (tab and '\n' kept,
+ * '\r' dropped); ESC, BEL, DEL, NUL, C1 and bidi controls, and bytes
+ * that are not UTF-8 become one U+FFFD each, the count returned.
+ */
+static void test_clean_text(void)
+{
+	static const char in[] = "a\x1b[2J\tb\r\nc\x07\x7f\0"
+				 "d\xc2\x9b\x9b\xe2\x80\xae\xc3\xa9";
+	struct strbuf sb = STRBUF_INIT;
+
+	is_int((int)mail_clean_text(&sb, in, sizeof(in) - 1, 0), 7,
+	       "clean one line: 7 replaced");
+	is_str(sb.buf, "a" FFFD "[2J b  c" FFFD FFFD FFFD "d" FFFD FFFD FFFD
+	       "\xc3\xa9", "clean one line: text");
+	strbuf_reset(&sb);
+	is_int((int)mail_clean_text(&sb, in, sizeof(in) - 1, 1), 7,
+	       "clean lines: 7 replaced");
+	is_str(sb.buf, "a" FFFD "[2J\tb\nc" FFFD FFFD FFFD "d" FFFD FFFD FFFD
+	       "\xc3\xa9", "clean lines: text, tab and newline kept");
+	strbuf_reset(&sb);
+	is_int((int)mail_clean_text(&sb, "plain\n", 6, 1), 0,
+	       "clean lines: plain text unchanged, none replaced");
+	is_str(sb.buf, "plain\n", "clean lines: plain text");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	static const struct shared_case shared[] = {
@@ -1277,6 +1312,7 @@ int main(void)
 
 	test_decode_header();
 	test_bidi_headers();
+	test_clean_text();
 	test_addresses();
 	test_dates();
 	test_charsets();
