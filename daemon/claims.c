@@ -17,6 +17,7 @@
 #include "claims.h"
 #include "db.h"
 #include "ingest.h"
+#include "mbox.h"
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
@@ -2215,6 +2216,25 @@ static void new_mail(struct extract *ex)
 	ex->mail_machine = NULL;
 }
 
+/*
+ * @s, text from a mail, cleaned in place (mail_clean_text(), one line):
+ * a claim's subject and text go to the database, the pages, the report
+ * mails and the terminal of `mmci show`, and a sender's ESC [2J, C1 CSI
+ * or U+202E must act on none of them. Done once here, where every claim
+ * of every form has been made, so the database never holds one.
+ */
+static void clean_claim_string(char **s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!mail_clean_text(&sb, *s, strlen(*s), 0)) {
+		strbuf_release(&sb);
+		return;
+	}
+	free(*s);
+	*s = strbuf_detach(&sb, NULL);
+}
+
 int claims_extract(const char *text, struct claim_list *out)
 {
 	const char *s, *nl;
@@ -2222,9 +2242,11 @@ int claims_extract(const char *text, struct claim_list *out)
 	enum mail_state st = ST_BODY;
 	struct extract ex;
 	int prev_blank = 1, blank_before = 1;
+	size_t first, i;
 
 	if (!text || !out)
 		return error("claims_extract: no %s", text ? "list" : "text");
+	first = out->nr;
 	memset(&ex, 0, sizeof(ex));
 	ex.out = out;
 	ex.mail_first = out->nr;
@@ -2302,6 +2324,10 @@ int claims_extract(const char *text, struct claim_list *out)
 	strbuf_release(&ex.sentence);
 	strbuf_release(&ex.para);
 	strbuf_release(&ex.prev_para);
+	for (i = first; i < out->nr; i++) {
+		clean_claim_string(&out->v[i].subject);
+		clean_claim_string(&out->v[i].text);
+	}
 	return ex.found;
 }
 

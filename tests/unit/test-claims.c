@@ -1332,6 +1332,69 @@ static void test_prefixes(void)
 	is_int(bad, 0, "every prefix of every example: at most one claim");
 }
 
+/*
+ * Text from mail is text: the controls a sender may put in a claim line
+ * (an ANSI escape sequence, C1 CSI as UTF-8 and as a lone byte, DEL, BEL,
+ * the bidi override U+202E) each become one U+FFFD in the claim's text
+ * and subject (mail_clean_text() in mbox.c), so the database, the pages,
+ * the mails and a terminal never get them; a tab becomes a space. The
+ * claim itself is still found, with its numbers.
+ */
+static void test_hostile_text(void)
+{
+	struct claim_list l = CLAIM_LIST_INIT;
+	const char *line = "fsdax \x1b[31mrebind\x1b[0m \xe2\x80\xae"
+			   "tnirp\xc2\x9b" "2J\x9b\x7f\x07:\t221 ms -> 72 ms";
+	size_t i;
+	int clean = 1;
+
+	is_int(claims_extract(line, &l), 1, "hostile line: one claim");
+	if (l.nr != 1)
+		goto out;
+	ok(fabs(l.v[0].before - 221) <= EPS && fabs(l.v[0].after - 72) <= EPS,
+	   "hostile line: 221 -> 72 ms");
+	is_str(l.v[0].text, "fsdax \xef\xbf\xbd[31mrebind\xef\xbf\xbd[0m "
+	       "\xef\xbf\xbdtnirp\xef\xbf\xbd" "2J\xef\xbf\xbd\xef\xbf\xbd"
+	       "\xef\xbf\xbd: 221 ms -> 72 ms",
+	       "hostile line: each control one U+FFFD in the text");
+	is_str(l.v[0].subject, "fsdax \xef\xbf\xbd[31mrebind\xef\xbf\xbd"
+	       "[0m \xef\xbf\xbdtnirp\xef\xbf\xbd" "2J\xef\xbf\xbd"
+	       "\xef\xbf\xbd\xef\xbf\xbd",
+	       "hostile line: and in the subject");
+	claim_list_release(&l);
+
+	/* a table row's label and a labelled block take other paths */
+	is_int(claims_extract("    test                  base      patched\n"
+			      "    \x1b]0;pwned\x07rebind    221 ms    72 ms\n"
+			      "\n"
+			      "\xe2\x81\xa6zap\xe2\x81\xa9 \xd8\x9c\xe2\x80\x8f"
+			      "on rebind\xe2\x80\x8e\n"
+			      "Before: 10 ms\n"
+			      "After:  5 ms\n", &l),
+	       2, "hostile table row and labelled lines: two claims");
+	for (i = 0; i < l.nr; i++) {
+		const char *f[] = { l.v[i].text, l.v[i].subject };
+		size_t k;
+
+		printf("#   text '%s', subject '%s'\n", l.v[i].text,
+		       l.v[i].subject);
+		for (k = 0; k < 2; k++)
+			if (strpbrk(f[k], "\x1b\x07\x7f") ||
+			    strstr(f[k], "\xe2\x81\xa6") ||
+			    strstr(f[k], "\xe2\x81\xa9") ||
+			    strstr(f[k], "\xd8\x9c") ||
+			    strstr(f[k], "\xe2\x80\x8f") ||
+			    strstr(f[k], "\xe2\x80\x8e"))
+				clean = 0;
+	}
+	ok(clean, "hostile table and labelled lines: no control left");
+	if (l.nr == 2)
+		is_str(l.v[0].subject, "\xef\xbf\xbd]0;pwned\xef\xbf\xbdrebind",
+		       "hostile table row: its label cleaned");
+out:
+	claim_list_release(&l);
+}
+
 int main(void)
 {
 	static const struct shared_case shared[] = {
@@ -1353,5 +1416,6 @@ int main(void)
 	test_own_fixtures();
 	run_shared_cases(shared, ARRAY_SIZE(shared));
 	test_prefixes();
+	test_hostile_text();
 	return done_testing();
 }
