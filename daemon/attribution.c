@@ -32,6 +32,8 @@ void attribution_release(struct attribution *a)
 	for (i = 0; i < a->nr; i++) {
 		free(a->s[i].label);
 		free(a->s[i].subject);
+		free(a->s[i].source);
+		free(a->s[i].note);
 		run_comparison_release(&a->s[i].own);
 		run_comparison_release(&a->s[i].cum);
 	}
@@ -39,55 +41,133 @@ void attribution_release(struct attribution *a)
 	memset(a, 0, sizeof(*a));
 }
 
-int attribution_load(struct db *db, long long job_id, struct attribution *a)
+const struct run_comparison *attribution_series(const struct attribution *a)
 {
-	sqlite3_stmt *st;
+	return a && a->nr > 1 ? &a->s[a->nr - 1].cum : NULL;
+}
+
+int attribution_per_patch(const struct attribution *a)
+{
+	return a && a->nr > 2;
+}
+
+const struct attribution_step *
+attribution_step(const struct attribution *a, int upto)
+{
 	size_t i;
+
+	for (i = 0; a && i < a->nr; i++)
+		if (a->s[i].upto == upto)
+			return &a->s[i];
+	return NULL;
+}
+
+/*
+ * The steps as recorded, each checked: a step that names a run must name
+ * a finished one. The base is named by the job's ref, never by the run's
+ * label: a base reused from a nightly or another series job reads the
+ * same as one measured here.
+ */
+static int load_steps(struct db *db, long long job_id, struct attribution *a)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT s.upto, coalesce(s.run_id, 0), s.source, s.note, "
+		"r.status, coalesce(j.series_ref, ''), (SELECT p.title FROM "
+		"patches p WHERE p.series_id = j.series_id AND p.idx = s.upto "
+		"AND s.upto > 0), r.id IS NULL FROM job_steps s JOIN jobs j ON "
+		"j.id = s.job_id LEFT JOIN runs r ON r.id = s.run_id WHERE "
+		"s.job_id = ? ORDER BY s.upto", "i", job_id);
 	int rc;
 
-	memset(a, 0, sizeof(*a));
-	a->job_id = job_id;
-	a->series_id = db_int(db, 0, "SELECT coalesce(series_id, 0) FROM jobs "
-			      "WHERE id = ?", "i", job_id);
-	/* the latest run of each step: a resumed job may have left others */
-	st = db_query(db,
-		"SELECT r.id, b.upto, r.label, (SELECT p.title FROM patches p "
-		"WHERE p.series_id = b.series_id AND p.idx = b.upto AND "
-		"b.upto > 0) FROM runs r JOIN builds b ON b.id = r.build_id "
-		"WHERE r.job_id = ? AND r.status = 'ok' AND r.id = (SELECT "
-		"max(r2.id) FROM runs r2 JOIN builds b2 ON b2.id = r2.build_id "
-		"WHERE r2.job_id = r.job_id AND b2.upto = b.upto AND "
-		"r2.status = 'ok') ORDER BY b.upto", "i", job_id);
 	if (!st)
 		return -1;
 	while ((rc = db_step(db, st)) == DB_ROW) {
 		struct attribution_step *s;
+		const char *status = db_col_text(st, 4);
 
 		ALLOC_GROW(a->s, a->nr + 1, a->alloc);
 		s = &a->s[a->nr++];
 		memset(s, 0, sizeof(*s));
-		s->run_id = sqlite3_column_int64(st, 0);
-		s->upto = sqlite3_column_int(st, 1);
-		s->label = xstrdup(db_col_text(st, 2));
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			s->subject = xstrdup(db_col_text(st, 3));
+		s->upto = sqlite3_column_int(st, 0);
+		s->run_id = sqlite3_column_int64(st, 1);
+		s->source = xstrdup(db_col_text(st, 2));
+		s->note = xstrdup(db_col_text(st, 3));
+		s->folded = !strcmp(s->source, "folded");
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			s->subject = xstrdup(db_col_text(st, 6));
+		if (!s->upto)
+			s->label = xstrfmt("base %s", db_col_text(st, 5));
+		else
+			s->label = xstrfmt("+%d", s->upto);
+		if (s->folded)
+			continue;
+		if (sqlite3_column_int(st, 7)) {
+			sqlite3_finalize(st);
+			return error("job #%lld: the run of step %d (run #%lld, "
+				     "%s) is gone", job_id, s->upto,
+				     s->run_id, s->source);
+		}
+		if (strcmp(status, "ok")) {
+			error("job #%lld: the run of step %d (run #%lld, %s) is "
+			      "%s, not a finished run", job_id, s->upto,
+			      s->run_id, s->source, status);
+			sqlite3_finalize(st);
+			return -1;
+		}
 	}
 	sqlite3_finalize(st);
-	if (rc < 0)
+	return rc < 0 ? -1 : 0;
+}
+
+int attribution_load(struct db *db, long long job_id, struct attribution *a)
+{
+	size_t i, prev, measured = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->job_id = job_id;
+	if (db_int_checked(db, &a->series_id, "SELECT coalesce(series_id, 0) "
+			   "FROM jobs WHERE id = ?", "i", job_id) < 0 ||
+	    load_steps(db, job_id, a) < 0)
 		return -1;
-	if (!a->nr || a->s[0].upto != 0)
+	if (!a->nr)
+		return error("job #%lld has no recorded steps: it has not "
+			     "finished measuring", job_id);
+	if (a->s[0].upto != 0 || a->s[0].folded)
 		return error("job #%lld has no finished base run", job_id);
-	if (a->nr < 2)
+	for (i = 1; i < a->nr; i++)
+		measured += !a->s[i].folded;
+	if (!measured || a->s[a->nr - 1].folded)
 		return error("job #%lld has no finished run of the series",
 			     job_id);
-	for (i = 1; i < a->nr; i++) {
-		if (compare_runs(db, a->s[i - 1].run_id, a->s[i].run_id,
+	for (i = 1, prev = 0; i < a->nr; i++) {
+		if (a->s[i].folded)
+			continue;
+		if (compare_runs(db, a->s[prev].run_id, a->s[i].run_id,
 				 &a->s[i].own) < 0 ||
 		    compare_runs(db, a->s[0].run_id, a->s[i].run_id,
 				 &a->s[i].cum) < 0)
 			return -1;
+		prev = i;
 	}
 	return 0;
+}
+
+void attribution_format_steps(const struct attribution *a,
+			      struct strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr; i++) {
+		const struct attribution_step *s = &a->s[i];
+
+		strbuf_addf(out, "  %-6s", s->upto ? s->label : "base");
+		if (s->folded)
+			strbuf_addstr(out, " no run, folded");
+		else
+			strbuf_addf(out, " run #%lld, %s", s->run_id,
+				    s->source);
+		strbuf_addf(out, ": %s\n", s->note);
+	}
 }
 
 static int moved(const struct metric_comparison *mc)
@@ -133,24 +213,30 @@ static void fmt_metric(const struct attribution *a,
 		const struct summary *sum = NULL;
 		char name[45];
 
-		if (i) {
-			own = run_comparison_find(&s->own, key->workload,
-						  key->variant, key->metric);
-			cum = run_comparison_find(&s->cum, key->workload,
-						  key->variant, key->metric);
-			sum = cum ? &cum->c.new : NULL;
-		} else if (a->nr > 1) {
-			cum = run_comparison_find(&a->s[1].cum, key->workload,
-						  key->variant, key->metric);
-			sum = cum ? &cum->c.base : NULL;
-			cum = NULL;
-		}
 		if (s->upto)
 			xsnprintf(name, sizeof(name), "+%d %.38s", s->upto,
 				  s->subject ? s->subject : s->label);
 		else
 			xsnprintf(name, sizeof(name), "%.44s", s->label);
 		strbuf_addf(out, "  %-44s", name);
+		if (s->folded) {
+			strbuf_addf(out, " no kernel: counted with the next "
+				    "step\n");
+			continue;
+		}
+		if (i) {
+			own = run_comparison_find(&s->own, key->workload,
+						  key->variant, key->metric);
+			cum = run_comparison_find(&s->cum, key->workload,
+						  key->variant, key->metric);
+			sum = cum ? &cum->c.new : NULL;
+		} else {
+			cum = run_comparison_find(attribution_series(a),
+						  key->workload, key->variant,
+						  key->metric);
+			sum = cum ? &cum->c.base : NULL;
+			cum = NULL;
+		}
 		strbuf_addnum(out, sum ? sum->median : NAN, 10);
 		if (!i) {
 			strbuf_addch(out, '\n');
@@ -171,16 +257,14 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 	if (a->nr < 2)
 		return;
 	last = &a->s[a->nr - 1].cum;
+	/* the verdict, a patch the series hides named first, is the job's
+	 * headline (attribution_verdict()): printed above this, not here */
 	strbuf_addf(out, "per-patch attribution (job #%lld): own = this step "
 		    "vs the one before, cumulative = vs the base\n", a->job_id);
-	/* a patch the series hides is said first, not found in a table */
-	if (a->nr > 2) {
-		struct strbuf v = STRBUF_INIT;
-
-		if (attribution_verdict(a, last, &v) > 0)
-			strbuf_addf(out, "per-patch verdict: %s\n", v.buf);
-		strbuf_release(&v);
-	}
+	for (i = 1; i < a->nr; i++)
+		if (a->s[i].folded)
+			strbuf_addf(out, "patch %d: %s\n", a->s[i].upto,
+				    a->s[i].note);
 	for (i = 0; i < last->nr; i++) {
 		const struct metric_comparison *key = &last->m[i];
 		int any = 0;
@@ -242,8 +326,10 @@ int attribution_verdict(const struct attribution *a,
 	}
 	if (n > VERDICT_MAX_NAMED)
 		strbuf_addf(&named, " and %d more", n - VERDICT_MAX_NAMED);
-	strbuf_addf(out, "%s: %s", final->worse ? "WORSE" : "MIXED",
-		    named.buf);
+	/* the regressing patches first, then the series as a whole */
+	strbuf_addf(out, "%s: %s; the series as a whole: ",
+		    final->worse ? "WORSE" : "MIXED", named.buf);
+	compare_verdict(final, out);
 	strbuf_release(&named);
 	return n;
 }

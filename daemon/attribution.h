@@ -8,6 +8,15 @@
  * (the cumulative effect), each with its interval and verdict from
  * stats.c. Loaded from the database, so the CLI, the web page and the
  * mail show the same numbers.
+ *
+ * The steps are the job's recorded ones (job_steps, job_set_steps()):
+ * each names the run that stands for it, whoever measured that run (this
+ * job, an earlier job or nightly whose icount base was reused, this
+ * job's attempt before a kill). A job's own runs are never searched for
+ * them, so a reused base, a resumed job and a run booted on another host
+ * give the same attribution as a fresh measurement. A step without a
+ * kernel is 'folded': it is shown and said, and the next measured step's
+ * own change covers both patches.
  */
 #ifndef MMCI_ATTRIBUTION_H
 #define MMCI_ATTRIBUTION_H
@@ -18,10 +27,13 @@ struct db;
 struct strbuf;
 
 struct attribution_step {
-	long long run_id;
+	long long run_id;	/* 0 for a folded step */
 	int upto;		/* patches applied: 0 is the base */
-	char *label;		/* runs.label */
+	int folded;		/* no kernel: counted with the next step */
+	char *label;		/* "base REF", or the patch's subject */
 	char *subject;		/* the patch's subject, NULL for the base */
+	char *source;		/* job_steps.source: measured, reused, folded */
+	char *note;		/* job_steps.note: why this run */
 	struct run_comparison own;	/* vs the step before; empty for 0 */
 	struct run_comparison cum;	/* vs the base; empty for 0 */
 };
@@ -33,12 +45,31 @@ struct attribution {
 };
 
 /**
- * attribution_load() - the steps of a series job and their comparisons
- * Return: 0, or -1 after error() (no such job, no base run, runs that
- * cannot be compared).
+ * attribution_load() - the recorded steps of a series job and their
+ * comparisons
+ * Return: 0, or -1 after error() naming the job and the step: no steps
+ * recorded (the job has not finished measuring), no base, a step's run
+ * gone or not finished, runs that cannot be compared.
  */
 int attribution_load(struct db *db, long long job_id, struct attribution *a);
 void attribution_release(struct attribution *a);
+
+/* the series as a whole: base vs +N (the last step's cumulative) */
+const struct run_comparison *attribution_series(const struct attribution *a);
+
+/* 1 when the job measured the patches one by one (three steps or more) */
+int attribution_per_patch(const struct attribution *a);
+
+/* the step of patch @upto, NULL when the job has none */
+const struct attribution_step *
+attribution_step(const struct attribution *a, int upto);
+
+/*
+ * attribution_format_steps() - where each step's run came from, one line
+ * a step ("+2: run #14, reused: ..."), for `mmci show job` and the page
+ */
+void attribution_format_steps(const struct attribution *a,
+			      struct strbuf *out);
 
 /* the metric's comparison in @rc, NULL when it has none */
 const struct metric_comparison *
@@ -54,17 +85,20 @@ run_comparison_find(const struct run_comparison *rc, const char *workload,
 void attribution_format(const struct attribution *a, struct strbuf *out);
 
 /**
- * attribution_verdict() - the series' verdict from the whole series and
+ * attribution_verdict() - the job's one verdict, from the whole series and
  * from each patch's own step, so that a patch whose regression the next
- * patch hides is still named (issue 16 item 6: a 3-patch series whose
- * patch 2 saved about what patch 3 added was "BETTER" as a whole)
+ * patch hides is still named (a 3-patch series whose patch 2 saved about
+ * what patch 3 added was "BETTER" as a whole). The command, the page and
+ * the mail all print this line and no other verdict.
  * @a: the steps; with fewer than two patch steps (no --per-patch) only
  *	@final counts; may be NULL
  * @final: the series against its base (base vs +N)
- * @out: "MIXED: 3/3 regressed fsdax rebind_memmap +38 %" (the series as
- *	a whole did not regress), "WORSE: 2/2 regressed ..." (it did), at
- *	most 4 steps named and the rest counted; else compare_verdict()'s
- *	words for @final
+ * @out: "MIXED: 3/3 regressed fsdax rebind_memmap +38 %; the series as a
+ *	whole: BETTER: 2 metric(s) improved" (the series as a whole did not
+ *	regress), "WORSE: 2/2 regressed ...; the series as a whole: WORSE:
+ *	..." (it did): the regressing patches first, at most 4 (step,
+ *	metric) pairs named and the rest counted, then the series; else
+ *	compare_verdict()'s words for @final
  *
  * Return: the number of (step, metric) regressions of the patches' own
  * steps; 0 when the verdict is @final's alone.

@@ -2774,8 +2774,47 @@ static const char *const claim_kind_names[] = {
 	[CLAIM_FACTOR] = "factor",
 };
 
+int claim_named_patch(const char *text, int total)
+{
+	const char *p = text;
+	int found = 0;
+
+	while (p && (p = strcasestr(p, "patch"))) {
+		const char *q = p + 5;
+		char *end;
+		long v;
+
+		/* a word of its own: not "dispatch", not "patched", not "patches" */
+		if ((p > text && (isalnum((unsigned char)p[-1]) ||
+				  p[-1] == '_')) ||
+		    isalpha((unsigned char)*q)) {
+			p = q;
+			continue;
+		}
+		p = q;
+		while (*q == ' ' || *q == '#')
+			q++;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		v = strtol(q, &end, 10);
+		/* "patch 2/5": the total, when given, must be the series' */
+		if (*end == '/' && isdigit((unsigned char)end[1]) &&
+		    strtol(end + 1, NULL, 10) != total)
+			continue;
+		if (isalpha((unsigned char)*end) ||
+		    (*end == '.' && isdigit((unsigned char)end[1])))
+			continue;	/* "patch 2a", "patch 1.5" */
+		if (v < 1 || v > total)
+			continue;
+		if (found && found != v)
+			return 0;	/* two patches named: neither */
+		found = (int)v;
+	}
+	return found;
+}
+
 static int store_text(struct db *db, long long series_id, int patch,
-		      const char *text)
+		      int total, const char *text)
 {
 	struct claim_list cl = CLAIM_LIST_INIT;
 	size_t i;
@@ -2785,15 +2824,21 @@ static int store_text(struct db *db, long long series_id, int patch,
 		return 0;
 	for (i = 0; i < cl.nr; i++) {
 		const struct claim *c = &cl.v[i];
+		/* "Patch 2 reduces ...": held against patch 2's own step */
+		int step = claim_named_patch(c->text, total);
 
+		if (!step)
+			step = claim_named_patch(c->subject, total);
+		if (step == patch)
+			step = 0;
 		if (db_run(db, "INSERT INTO claims (series_id, patch, line, "
 			   "kind, subject, text, before, after, unit, "
-			   "change_pct, higher_is_better) VALUES (?, ?, ?, ?, "
-			   "?, ?, ?, ?, ?, ?, ?)", "iiitttddtdi", series_id,
-			   (long long)patch, (long long)c->line,
+			   "change_pct, higher_is_better, step) VALUES (?, ?, "
+			   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "iiitttddtdiI",
+			   series_id, (long long)patch, (long long)c->line,
 			   claim_kind_names[c->kind], c->subject, c->text,
 			   c->before, c->after, c->unit, c->change_pct,
-			   (long long)c->higher_is_better) == 0)
+			   (long long)c->higher_is_better, (long long)step) == 0)
 			n++;
 	}
 	claim_list_release(&cl);
@@ -2813,29 +2858,43 @@ int claims_store(struct db *db, const struct loaded_series *ls)
 		return -1;
 	}
 	if (ls->s.cover)
-		n += store_text(db, ls->id, 0, ls->s.cover->body.buf);
+		n += store_text(db, ls->id, 0, (int)ls->s.nr,
+				ls->s.cover->body.buf);
 	for (i = 0; i < ls->s.nr; i++)
 		n += store_text(db, ls->id, ls->s.patches[i].index,
-				ls->s.patches[i].message);
+				(int)ls->s.nr, ls->s.patches[i].message);
 	if (db_commit(db) < 0)
 		return -1;
 	return n;
 }
 
-/* the comparisons a claim of @patch is held against */
+/*
+ * The comparison a claim is held against: the own step of @patch (the
+ * patch whose changelog makes it, or the one its words name), or of the
+ * next measured step when that patch's was folded; the series as a
+ * whole for the cover letter's unnamed claims and without per-patch
+ * steps. @what says which, in words ("own", "patch 2's own step").
+ */
 static const struct run_comparison *
 claim_target(const struct attribution *a, const struct run_comparison *final,
-	     int patch, const char **what)
+	     int patch, int named, char *what, size_t len)
 {
 	size_t i;
 
-	if (patch > 0 && a && a->nr > 2)
-		for (i = 1; i < a->nr; i++)
-			if (a->s[i].upto == patch) {
-				*what = "own";
-				return &a->s[i].own;
-			}
-	*what = "series";
+	if (patch > 0 && attribution_per_patch(a))
+		for (i = 1; i < a->nr; i++) {
+			if (a->s[i].upto < patch || a->s[i].folded)
+				continue;
+			if (a->s[i].upto == patch)
+				xsnprintf(what, len, named ? "patch %d's own "
+					  "step" : "own", patch);
+			else
+				xsnprintf(what, len, "patch %d had no kernel: "
+					  "with patch %d's step", patch,
+					  a->s[i].upto);
+			return &a->s[i].own;
+		}
+	xsnprintf(what, len, "series");
 	return final;
 }
 
@@ -2900,7 +2959,8 @@ static int claim_row(sqlite3_stmt *st, struct claim *c)
 #define CLAIMS_SELECT \
 	"SELECT patch, kind, subject, text, coalesce(before, 'nan'), " \
 	"coalesce(after, 'nan'), unit, change_pct, higher_is_better, " \
-	"line FROM claims WHERE series_id = ? ORDER BY patch, line"
+	"line, coalesce(step, 0) FROM claims WHERE series_id = ? ORDER BY " \
+	"patch, line"
 
 /* the metric of @rc that @c fits best, NULL below CLAIM_MIN_SCORE */
 static const struct metric_comparison *
@@ -2935,11 +2995,13 @@ int claims_check(struct db *db, long long series_id,
 		struct claim c = { 0 };
 		const struct metric_comparison *best;
 		struct claim_check *k;
-		const char *what;
-		int patch = claim_row(st, &c);
+		char what[64];
+		int patch = claim_row(st, &c), named = sqlite3_column_int(st, 10);
 
-		best = claim_best_metric(&c, claim_target(a, final, patch,
-							  &what));
+		best = claim_best_metric(&c, claim_target(a, final,
+							  named ? named : patch,
+							  named, what,
+							  sizeof(what)));
 		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
 		k = &out->v[out->nr++];
 		memset(k, 0, sizeof(*k));
@@ -2992,14 +3054,14 @@ void claims_format(struct db *db, long long series_id,
 		struct claim c = { 0 };
 		const struct run_comparison *rc;
 		const struct metric_comparison *best;
-		const char *what;
-		char claimed[48], measured[64];
-		int patch = claim_row(st, &c);
+		char claimed[48], measured[64], what[64];
+		int patch = claim_row(st, &c), named = sqlite3_column_int(st, 10);
 
 		if (!any++)
 			strbuf_addf(out, "\nclaimed vs measured (claims of "
 				    "the mails; %d = cover letter):\n", 0);
-		rc = claim_target(a, final, patch, &what);
+		rc = claim_target(a, final, named ? named : patch, named, what,
+				  sizeof(what));
 		best = claim_best_metric(&c, rc);
 		xsnprintf(claimed, sizeof(claimed), "%+.1f%%", c.change_pct);
 		strbuf_addf(out, "  patch %d, line %u: \"%.70s\"\n", patch,

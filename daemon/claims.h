@@ -302,6 +302,15 @@ struct loaded_series;
 int claims_store(struct db *db, const struct loaded_series *ls);
 
 /*
+ * claim_named_patch() - the patch a claim's words name ("Patch 2 reduces
+ * ...", "after patch 3/5", "with patch #2"), of a series of @total
+ * patches: its number, or 0 when none or more than one is named, or the
+ * number is out of range. claims_store() stores it as the claim's step:
+ * the claim is then held against that patch's own step.
+ */
+int claim_named_patch(const char *text, int total);
+
+/*
  * claims_format() - claimed vs measured, one line per stored claim of
  * the series: the metric the claim fits best (claim_match_score() >=
  * CLAIM_MIN_SCORE), the measured change with its interval, and whether

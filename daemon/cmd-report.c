@@ -89,14 +89,19 @@ static int do_retry(struct db *db, const struct smtp_settings *smtp,
 /*
  * The policy's inputs for a series job or two runs: the comparison of
  * the whole series, the per-patch steps when the job measured them, the
- * claims. Fills @extra with the per-patch table and the claims (the mail
- * shows them above its signature) and @headline with the verdict when a
- * patch's own step regressed. Return: 1 mail, 0 not (@reason says why).
+ * claims. Fills @steps with the per-patch table (the mail shows it before
+ * the series as a whole), @extra with the claims (above its signature)
+ * and @headline with the job's one
+ * verdict (attribution_verdict()). A series job's steps are its recorded
+ * ones, whoever measured their runs; a job whose steps cannot be loaded
+ * is not mailed at all (-1): judged on the series alone it could call a
+ * patch's regression an improvement. Return: 1 mail, 0 not (@reason
+ * says why), -1 after error().
  */
 static int decide(struct db *db, long long job, long long series,
-		  const struct run_comparison *rc, struct strbuf *extra,
-		  struct strbuf *headline, struct strbuf *regressed,
-		  struct strbuf *reason)
+		  const struct run_comparison *rc, struct strbuf *steps,
+		  struct strbuf *extra, struct strbuf *headline,
+		  struct strbuf *regressed, struct strbuf *reason)
 {
 	struct attribution attr = { 0 };
 	struct claim_checks cc = { 0 };
@@ -104,12 +109,20 @@ static int decide(struct db *db, long long job, long long series,
 	struct strbuf v = STRBUF_INIT;
 	int per_patch = 0, mail;
 
-	/* per-patch steps: the base, +1 .. +N runs of the job (3 or more) */
-	if (job && db_int(db, 0, "SELECT count(*) FROM runs WHERE job_id = ? "
-			  "AND status = 'ok'", "i", job) > 2 &&
-	    attribution_load(db, job, &attr) == 0 && attr.nr > 2) {
-		per_patch = 1;
-		attribution_format(&attr, extra);
+	if (job) {
+		int loaded;
+
+		/* said once, by the caller, with why the job is not mailed */
+		error_hold();
+		loaded = attribution_load(db, job, &attr);
+		error_unhold();
+		if (loaded < 0) {
+			attribution_release(&attr);
+			return -1;
+		}
+		per_patch = attribution_per_patch(&attr);
+		if (per_patch)
+			attribution_format(&attr, steps);
 	}
 	if (series) {
 		claims_format(db, series, per_patch ? &attr : NULL, rc, extra);
@@ -234,12 +247,12 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	struct run_comparison rc = { 0 };
 	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
 	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
-	struct strbuf regressed = STRBUF_INIT;
+	struct strbuf regressed = STRBUF_INIT, steps = STRBUF_INIT;
 	char *kind = NULL, *status = NULL, *path = NULL;
 	const char *first_bad = NULL;
 	json_t *res = NULL;
 	long long series = 0, bisect;
-	int ret = 0, send = config_number("MMCI_MAIL_SEND"), step;
+	int ret = 0, send = config_number("MMCI_MAIL_SEND"), step, mail;
 	/* a nightly's bisection: an ended one stays as it ended */
 	int bisected = job_nightly_bisect(db, job, &bisect);
 
@@ -288,8 +301,18 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 				    last_error());
 			goto out;
 		}
-		if (!decide(db, job, series, &rc, &extra, &headline,
-			    &regressed, &reason) && !force) {
+		mail = decide(db, job, series, &rc, &steps, &extra, &headline,
+			      &regressed, &reason);
+		if (mail < 0) {
+			char *why = xstrfmt("not mailed: its steps cannot be "
+					    "attributed: %s", last_error());
+
+			ret = error("job #%lld: %s", job, why);
+			note(db, job, "%s", why);
+			free(why);
+			goto out;
+		}
+		if (!mail && !force) {
 			note(db, job, "not mailed: %s", reason.buf);
 			goto out;
 		}
@@ -297,6 +320,7 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 			in.headline = headline.buf;
 			in.regressed = regressed.buf;
 		}
+		in.steps = steps.buf;
 		in.extra = extra.buf;
 	} else if (!strcmp(kind, "nightly")) {
 		if (json_integer_value(json_object_get(res, "worse")) <= 0 &&
@@ -358,6 +382,7 @@ out:
 	json_decref(res);
 	report_release(&r);
 	run_comparison_release(&rc);
+	strbuf_release(&steps);
 	strbuf_release(&extra);
 	strbuf_release(&headline);
 	strbuf_release(&regressed);
@@ -424,7 +449,7 @@ int cmd_report(int argc, char **argv)
 	struct run_comparison rc = { 0 };
 	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
 	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
-	struct strbuf regressed = STRBUF_INIT;
+	struct strbuf regressed = STRBUF_INIT, steps = STRBUF_INIT;
 	long long job = 0, series;
 	char *password = NULL;
 
@@ -540,8 +565,8 @@ int cmd_report(int argc, char **argv)
 		series = nr.series_id;
 		run_row_release(&nr);
 	}
-	mail = decide(&db, 0, series, &rc, &extra, &headline, &regressed,
-		      &reason);
+	mail = decide(&db, 0, series, &rc, &steps, &extra, &headline,
+		      &regressed, &reason);
 	if (!mail && !force) {
 		printf("not mailed: %s (--force writes it anyway)\n",
 		       reason.buf);
@@ -571,6 +596,7 @@ int cmd_report(int argc, char **argv)
 	report_release(&rep);
 out:
 	run_comparison_release(&rc);
+	strbuf_release(&steps);
 	strbuf_release(&extra);
 	strbuf_release(&headline);
 	strbuf_release(&regressed);

@@ -278,14 +278,24 @@ void compare_verdict(const struct run_comparison *rc, struct strbuf *out)
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out)
 {
+	if (compare_format_table(db, rc, out) < 0)
+		return;
+	strbuf_addf(out, "\nverdict: ");
+	compare_verdict(rc, out);
+	strbuf_addch(out, '\n');
+}
+
+int compare_format_table(struct db *db, const struct run_comparison *rc,
+			 struct strbuf *out)
+{
 	struct run_row bi, ni;
 	size_t i;
 
 	if (run_load(db, rc->base_id, &bi) < 0)
-		return;
+		return -1;
 	if (run_load(db, rc->new_id, &ni) < 0) {
 		run_row_release(&bi);
-		return;
+		return -1;
 	}
 	strbuf_addf(out, "base: run #%lld %s (kernel %s, %d ok boot(s))\n",
 		    rc->base_id, bi.label, bi.release, bi.ok_boots);
@@ -340,9 +350,7 @@ void compare_format(struct db *db, const struct run_comparison *rc,
 				    c->detectable_pct);
 		strbuf_addch(out, '\n');
 	}
-	strbuf_addf(out, "\nverdict: ");
-	compare_verdict(rc, out);
-	strbuf_addch(out, '\n');
 	run_row_release(&bi);
 	run_row_release(&ni);
+	return 0;
 }

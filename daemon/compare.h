@@ -43,6 +43,11 @@ void compare_verdict(const struct run_comparison *rc, struct strbuf *out);
 /* the table users read: one line per metric, then the verdict line */
 void compare_format(struct db *db, const struct run_comparison *rc,
 		    struct strbuf *out);
+/* the same table without the verdict line: a job whose verdict is more
+ * than this comparison's (attribution_verdict()) prints its own.
+ * Return: 0, or -1 after error() (a run that cannot be loaded) */
+int compare_format_table(struct db *db, const struct run_comparison *rc,
+			 struct strbuf *out);
 
 /*
  * The statistical unit of a run (docs/STATISTICS.md), in one place for

@@ -288,6 +288,39 @@ int job_defer(struct db *db, long long id, double not_before,
 	return ret;
 }
 
+int job_set_steps(struct db *db, long long id, const struct job_step *s,
+		  size_t nr)
+{
+	size_t i;
+
+	if (db_begin(db) < 0)
+		return -1;
+	if (db_run(db, "DELETE FROM job_steps WHERE job_id = ?", "i", id) < 0)
+		goto fail;
+	for (i = 0; i < nr; i++) {
+		int folded = !strcmp(s[i].source, JOB_STEP_FOLDED);
+
+		if (folded != !s[i].run_id) {
+			error("job #%lld step %d: a %s step %s a run", id,
+			      s[i].upto, s[i].source,
+			      folded ? "cannot have" : "needs");
+			goto fail;
+		}
+		if (db_run(db, "INSERT INTO job_steps (job_id, upto, run_id, "
+			   "source, note) VALUES (?, ?, ?, ?, ?)", "iiItt", id,
+			   (long long)s[i].upto, s[i].run_id, s[i].source,
+			   s[i].note) < 0)
+			goto fail;
+	}
+	if (db_commit(db) < 0)
+		return -1;
+	return 0;
+fail:
+	db_rollback(db);
+	return error("job #%lld: its steps are not recorded: %s", id,
+		     last_error());
+}
+
 int job_set_base_note(struct db *db, long long id, const char *note)
 {
 	return db_run(db, "UPDATE jobs SET base_note = ?, not_before = NULL "

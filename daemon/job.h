@@ -94,6 +94,33 @@ int job_set_report_note(struct db *db, long long id, const char *note);
  */
 int job_nightly_bisect(struct db *db, long long id, long long *bisect);
 
+/*
+ * One step of a series job (job_steps): the run that stands for the base
+ * (upto 0) or for the series applied up to patch @upto, and where it came
+ * from: JOB_STEP_MEASURED (booted by this job), JOB_STEP_REUSED (another
+ * run with the same build and set-up, made by another job or by an
+ * earlier attempt of this one), JOB_STEP_FOLDED (no kernel: counted with
+ * the next step; @run_id 0). @note says why, in words a page shows.
+ */
+#define JOB_STEP_MEASURED "measured"
+#define JOB_STEP_REUSED "reused"
+#define JOB_STEP_FOLDED "folded"
+
+struct job_step {
+	int upto;
+	long long run_id;
+	const char *source;
+	const char *note;
+};
+
+/*
+ * job_set_steps() - record the steps of job @id, replacing any recorded
+ * before (a job run again records its own): one transaction.
+ * Return: 0, or -1 after error().
+ */
+int job_set_steps(struct db *db, long long id, const struct job_step *s,
+		  size_t nr);
+
 /* status 'done' or 'failed' with @error (NULL when done), @result JSON */
 int job_end(struct db *db, long long id, int ok, const char *error,
 	    const char *result);

@@ -2011,6 +2011,10 @@ static void web_series_extra(struct page *pg, long long series_id)
 		return;
 	}
 	if (attribution_load(&pg->db, job, &a) == 0) {
+		strbuf_addf(&txt, "the runs of job #%lld, step by step:\n",
+			    job);
+		attribution_format_steps(&a, &txt);
+		strbuf_addch(&txt, '\n');
 		attribution_format(&a, &txt);
 		if (compare_runs(&pg->db, a.s[0].run_id, a.s[a.nr - 1].run_id,
 				 &rc) == 0) {
@@ -2031,7 +2035,8 @@ static void web_series_extra(struct page *pg, long long series_id)
 				      &rc, &txt);
 		}
 	} else {
-		strbuf_addf(&txt, "job #%lld: no comparison\n", job);
+		strbuf_addf(&txt, "job #%lld: no comparison: %s\n", job,
+			    last_error());
 	}
 	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
 	if (a.nr)

@@ -1042,25 +1042,37 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	strbuf_addf(b, "parameters: %s\n\n", clean(&t, x->new.params));
 
 	if (x->in.headline || (m && m->c.verdict == VERDICT_WORSE)) {
-		strbuf_addf(b, "If you fix the issue in a separate patch/commit "
-			    "(i.e. not just a new version of the same "
-			    "patch/commit), kindly add following tags\n"
+		strbuf_addf(b, "A commit that fixes this on its own (not a new "
+			    "version of the same patch)\nmay carry these "
+			    "tags:\n"
 			    "| Reported-by: %s\n"
 			    "| Closes: %s/compare/%lld/%lld\n\n", from_line,
 			    x->web_url, x->base.id, x->new.id);
 	}
-	strbuf_addstr(b, "Details are as below:\n"
-		      "------------------------------------------------------"
-		      "-------------------------------------------->\n\n");
-	strbuf_addf(b, "The comparison, plots and materials to reproduce are "
-		    "available at:\n%s/compare/%lld/%lld\n\n", x->web_url,
+	strbuf_addstr(b, "The numbers\n-----------\n\n");
+	strbuf_addf(b, "Plots, every sample and what it takes to reproduce "
+		    "them:\n%s/compare/%lld/%lld\n\n", x->web_url,
 		    x->base.id, x->new.id);
 	strbuf_addf(b, "commit:\n  %s (run #%lld, base)\n  %s (run #%lld)\n\n",
 		    *x->base.commit ? short_commit(x->base.commit, sc) :
 		    "prebuilt", x->base.id,
 		    *x->new.commit ? short_commit(x->new.commit, sc2) :
 		    "prebuilt", x->new.id);
-	compare_format(db, &x->rc, b);
+	/* the patches' own steps first, then the series as a whole, whose
+	 * verdict is part of the one verdict line above, not a second one */
+	if (x->in.steps && *x->in.steps) {
+		strbuf_addstr(b, x->in.steps);
+		strbuf_rtrim(b);
+		strbuf_addstr(b, "\n\nthe series as a whole:\n");
+		compare_format_table(db, &x->rc, b);
+		strbuf_addstr(b, "\nthe series as a whole: ");
+		compare_verdict(&x->rc, b);
+		strbuf_addch(b, '\n');
+	} else if (x->in.headline) {
+		compare_format_table(db, &x->rc, b);
+	} else {
+		compare_format(db, &x->rc, b);
+	}
 	if (x->in.extra && *x->in.extra) {
 		strbuf_rtrim(b);
 		strbuf_addstr(b, "\n\n");
@@ -1073,11 +1085,9 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		    "        mmci reproduce --bundle %s/bundle/%lld\n"
 		    "        mmci reproduce --bundle %s/bundle/%lld\n\n",
 		    x->web_url, x->new.id, x->web_url, x->base.id);
-	strbuf_addstr(b, "Disclaimer:\nResults have been measured in virtual "
-		      "machines (QEMU) and are provided for informational\n"
-		      "purposes only. Any difference in system hardware or "
-		      "software design or\nconfiguration may affect actual "
-		      "performance.\n\n");
+	strbuf_addstr(b, "These numbers come from QEMU guests, not from "
+		      "bare metal: another host,\nCPU or kernel "
+		      "configuration can move them.\n\n");
 	strbuf_addf(b, "-- \nmmci, kernel CI for Linux mm\n");
 	if (x->series.id)
 		strbuf_addf(b, "%s/series/%lld\n", x->web_url, x->series.id);
@@ -1366,10 +1376,19 @@ static void compose_envelope(const struct compose_ctx *x, const char *domain,
 	out->message_id = new_message_id(domain, date);
 	out->from = xstrdup(x->from.a[0].email);
 	if (x->in.headline && !x->rc.worse) {
-		/* the series hides a patch's regression: say so */
+		/* the series hides a patch's regression: say so, the
+		 * patches first; the series as a whole in a word */
 		struct strbuf h = STRBUF_INIT;
+		const char *cut = strstr(x->in.headline, "; the series as a "
+					 "whole: ");
 
-		strbuf_addf(&h, "[mmci] %s: %s", what, x->in.headline);
+		strbuf_addf(&h, "[mmci] %s: %.*s", what,
+			    cut ? (int)(cut - x->in.headline) :
+				  (int)strlen(x->in.headline),
+			    x->in.headline);
+		if (cut)
+			strbuf_addf(&h, "; series %s", x->rc.better ?
+				    "better" : "no change");
 		report_clean_text(&s, h.buf);
 		strbuf_release(&h);
 	} else if (x->in.regressed && *x->in.regressed) {

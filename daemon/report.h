@@ -62,9 +62,11 @@ struct report_input {
 				 * NULL: the runs' verdict */
 	const char *regressed;	/* those patches, "1/3, 3/3": the subject
 				 * of a regressed series names them */
-	const char *extra;	/* the per-patch table and the claims, put
-				 * after the comparison, above the
-				 * signature; may be NULL */
+	const char *steps;	/* the per-patch table, put before the
+				 * series as a whole (the patches first);
+				 * may be NULL */
+	const char *extra;	/* the claims, put after the comparison,
+				 * above the signature; may be NULL */
 };
 
 struct report {

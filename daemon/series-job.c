@@ -24,6 +24,7 @@ struct series_job {
 	char *reuse_note;	/* "base: reusing run N ...", or NULL */
 	git_repository *repo;
 	git_oid base, *heads;
+	char **folded;		/* [upto]: why patch upto has no kernel */
 	long long job;
 	double t0;
 };
@@ -160,8 +161,76 @@ static int add_kernels(struct series_job *sj)
 		/* its effect shows up merged into the next patch's */
 		warning("patch %d/%d: no kernel (see above); its effect is "
 			"counted with the next patch's", i, n);
+		sj->folded[i] = xstrfmt("no kernel (%s): its effect is "
+					"counted with patch %d's", last_error(),
+					i + 1);
 	}
 	return 0;
+}
+
+/*
+ * Which run stands for each step and why (job_steps): measured here,
+ * reused (an earlier run with the same build and set-up: another job's,
+ * a nightly's, or this job's attempt before it was interrupted), or
+ * folded into the next step for lack of a kernel. The attribution, the
+ * page and the mail read these rows, never the job's own runs.
+ */
+static int record_steps(struct series_job *sj)
+{
+	const struct measure *m = &sj->m;
+	int n = (int)sj->ls.s.nr, upto;
+	struct job_step *st = xcalloc(n + 1, sizeof(*st));
+	char **notes = xcalloc(n + 1, sizeof(*notes));
+	size_t nr = 0, i;
+	int ret;
+
+	for (upto = 0; upto <= n; upto++) {
+		const struct measure_kernel *k = NULL;
+
+		for (i = 0; i < m->nr && !k; i++)
+			if (m->k[i].upto == upto)
+				k = &m->k[i];
+		if (!k && sj->folded[upto]) {
+			st[nr++] = (struct job_step){ upto, 0, JOB_STEP_FOLDED,
+						      sj->folded[upto] };
+			continue;
+		}
+		if (!k)
+			continue;
+		if (k->reused) {
+			long long of = 0;
+
+			if (db_int_checked(sj->db, &of, "SELECT coalesce("
+					   "job_id, 0) FROM runs WHERE id = ?",
+					   "i", k->run_id) < 0)
+				goto fail;
+			notes[upto] = of == sj->job ?
+				xstrfmt("run #%lld of this job's earlier attempt"
+					", same build and set-up (icount)",
+					k->run_id) :
+				of ? xstrfmt("run #%lld of job #%lld, same build "
+					     "and set-up (icount)", k->run_id,
+					     of) :
+				xstrfmt("run #%lld, made outside a job, same "
+					"build and set-up (icount)", k->run_id);
+		} else {
+			notes[upto] = xstrfmt("measured by this job: %d "
+					      "boot(s)", k->boots);
+		}
+		st[nr++] = (struct job_step){ upto, k->run_id,
+			k->reused ? JOB_STEP_REUSED : JOB_STEP_MEASURED,
+			notes[upto] };
+	}
+	ret = job_set_steps(sj->db, sj->job, st, nr);
+	goto out;
+fail:
+	ret = -1;
+out:
+	for (upto = 0; upto <= n; upto++)
+		free(notes[upto]);
+	free(notes);
+	free(st);
+	return ret;
 }
 
 /*
@@ -201,54 +270,92 @@ static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 	return 0;
 }
 
-/* the comparison, attribution, claims and versions on stdout; job ends */
+int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
+		       struct strbuf *out, struct series_job_outcome *o)
+{
+	struct attribution attr = { 0 };
+	const struct run_comparison *rc;
+	int per_patch, ret = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (attribution_load(db, job, &attr) < 0)
+		goto out;
+	rc = attribution_series(&attr);
+	per_patch = attribution_per_patch(&attr);
+	o->regressed_steps = attribution_verdict(per_patch ? &attr : NULL, rc,
+						 verdict);
+	o->base_run = rc->base_id;
+	o->new_run = rc->new_id;
+	o->worse = rc->worse;
+	o->better = rc->better;
+	if (per_patch) {
+		attribution_format(&attr, out);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addstr(out, "the series as a whole:\n");
+	if (compare_format_table(db, rc, out) < 0)
+		goto out;
+	if (attr.series_id) {
+		claims_format(db, attr.series_id, per_patch ? &attr : NULL, rc,
+			      out);
+		print_versions(db, attr.series_id, rc->new_id, out);
+	}
+	ret = 0;
+out:
+	attribution_release(&attr);
+	return ret;
+}
+
+/*
+ * The job's one verdict, then the steps, the series as a whole, the
+ * claims and the previous version, on stdout; the job ends. A job whose
+ * steps cannot be attributed fails: it is never judged on the series
+ * alone (a reused base once hid a patch's regression that way).
+ */
 static int report(struct series_job *sj, const struct measure_args *ma,
 		  int *worse)
 {
 	const struct measure *m = &sj->m;
-	long long base_run = m->k[0].run_id, new_run = m->k[m->nr - 1].run_id;
-	struct run_comparison rc = { 0 };
-	struct attribution attr = { 0 };
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, verdict = STRBUF_INIT;
+	struct series_job_outcome o;
+	json_t *res;
 	char *result;
+	int ret = -1;
 
-	if (compare_runs(sj->db, base_run, new_run, &rc) < 0)
-		return -1;
+	if (record_steps(sj) < 0 ||
+	    series_job_summary(sj->db, sj->job, &verdict, &out, &o) < 0)
+		goto out;
 	printf("\nmmci test-series: %s\n", sj->ls.s.title);
 	if (sj->reuse_note)
 		printf("%s\n", sj->reuse_note);
-	compare_format(sj->db, &rc, &out);
-	if (m->extra_rounds)
-		strbuf_addf(&out, "adaptive repeats: %d more round(s) for "
-			    "ambiguous comparisons (budget %d boots per "
-			    "kernel)\n", m->extra_rounds, ma->max_boots);
-	if (sj->req->per_patch) {
-		strbuf_addch(&out, '\n');
-		if (attribution_load(sj->db, sj->job, &attr) < 0)
-			strbuf_addf(&out, "per-patch attribution: %s\n",
-				    last_error());
-		else
-			attribution_format(&attr, &out);
-	}
-	claims_format(sj->db, sj->ls.id, sj->req->per_patch ? &attr : NULL,
-		      &rc, &out);
-	print_versions(sj->db, sj->ls.id, new_run, &out);
+	printf("verdict: %s\n\n", verdict.buf);
 	fputs(out.buf, stdout);
-	printf("\ntook %.0f s; job #%lld; details: mmci show run %lld; mmci "
-	       "show run %lld\n", now_s() - sj->t0, sj->job, base_run,
-	       new_run);
-	result = xstrfmt("{\"base_run\":%lld,\"new_run\":%lld,\"worse\":%d,"
-			 "\"better\":%d,\"extra_rounds\":%d,"
-			 "\"base_reused\":%s}", base_run, new_run, rc.worse,
-			 rc.better, m->extra_rounds,
-			 m->k[0].reused ? "true" : "false");
-	job_end(sj->db, sj->job, 1, NULL, result);
-	*worse = rc.worse;
+	if (m->extra_rounds)
+		printf("adaptive repeats: %d more round(s) for ambiguous "
+		       "comparisons (budget %d boots per kernel)\n",
+		       m->extra_rounds, ma->max_boots);
+	printf("\nverdict: %s\n", verdict.buf);
+	printf("\ntook %.0f s; job #%lld; details: mmci show job %lld\n",
+	       now_s() - sj->t0, sj->job, sj->job);
+	res = json_pack("{s:I, s:I, s:i, s:i, s:i, s:b, s:s, s:i}",
+			"base_run", (json_int_t)o.base_run, "new_run",
+			(json_int_t)o.new_run, "worse", o.worse, "better",
+			o.better, "extra_rounds", m->extra_rounds,
+			"base_reused", m->k[0].reused, "verdict", verdict.buf,
+			"regressed_steps", o.regressed_steps);
+	result = json_dumps(res, JSON_COMPACT);
+	json_decref(res);
+	if (job_end(sj->db, sj->job, 1, NULL, result) < 0)
+		warning("job #%lld: its end is not recorded: %s", sj->job,
+			last_error());
 	free(result);
-	attribution_release(&attr);
-	run_comparison_release(&rc);
+	/* --exit-code: a patch's own regression counts as one */
+	*worse = o.worse ? o.worse : o.regressed_steps;
+	ret = 0;
+out:
+	strbuf_release(&verdict);
 	strbuf_release(&out);
-	return 0;
+	return ret;
 }
 
 int series_job_run(const struct mmci_config *cfg, struct db *db,
@@ -257,12 +364,14 @@ int series_job_run(const struct mmci_config *cfg, struct db *db,
 {
 	struct series_job sj = { .req = req, .db = db, .job = req->job,
 				 .t0 = now_s() };
+	size_t i;
 	int ret = -1;
 
 	*worse = 0;
 	if (prepare(&sj, ma, cfg) < 0)
 		goto fail;
 	ma->o.job_id = sj.job;
+	sj.folded = xcalloc(sj.ls.s.nr + 1, sizeof(*sj.folded));
 	measure_init(&sj.m, cfg, db, sj.repo, ma->fragment, &ma->o);
 	if (add_kernels(&sj) < 0 || measure_kernels(&sj, ma) < 0 ||
 	    report(&sj, ma, worse) < 0)
@@ -281,6 +390,9 @@ fail:
 out:
 	measure_release(&sj.m);
 	free(sj.reuse_note);
+	for (i = 0; sj.folded && i <= sj.ls.s.nr; i++)
+		free(sj.folded[i]);
+	free(sj.folded);
 	loaded_series_release(&sj.ls);
 	free(sj.heads);
 	git_repository_free(sj.repo);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "db.h"
 #include "measure.h"
+#include "strbuf.h"
 
 struct series_job_request {
 	const char *file;	/* an mbox, or NULL with series_id */
@@ -39,5 +40,24 @@ struct series_job_request {
 int series_job_run(const struct mmci_config *cfg, struct db *db,
 		   struct measure_args *ma, const struct series_job_request *req,
 		   int *worse);
+
+/* what series_job_summary() found */
+struct series_job_outcome {
+	long long base_run, new_run;
+	int worse, better;	/* metrics of the series as a whole */
+	int regressed_steps;	/* (step, metric) regressions of the patches */
+};
+
+/*
+ * series_job_summary() - what a series job found, from its recorded steps
+ * (job_steps), whoever measured their runs: the one verdict in @verdict
+ * (attribution_verdict()), and in @out the per-patch table (per-patch
+ * jobs), the series as a whole, the claims and the previous version. The
+ * job's own output, `mmci show job` and (through the same attribution)
+ * the page and the mail say the same.
+ * Return: 0, or -1 after error() (the steps cannot be attributed).
+ */
+int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
+		       struct strbuf *out, struct series_job_outcome *o);
 
 #endif
