@@ -377,10 +377,27 @@ test_expect '--retry sends the failed ones once the server accepts' '
 '
 
 # add_job ID KIND BASE_RUN NEW_RUN: a finished job of series 1
+# add_job ID KIND BASE_RUN NEW_RUN: a finished job; a series job records
+# its steps as series-job.c does: the base run (reused when another job
+# made it), each step's run the job made, and the new run
 add_job() {
 	sql "INSERT INTO jobs (id, kind, status, created_at, series_id, result)
 	     VALUES ($1, '$2', 'done', 0, 1,
-	     '{\"base_run\":$3,\"new_run\":$4,\"worse\":0,\"better\":0}')"
+	     '{\"base_run\":$3,\"new_run\":$4,\"worse\":0,\"better\":0}')" &&
+	if [ "$2" = series ]; then
+		sql "INSERT INTO job_steps (job_id, upto, run_id, source, note)
+		     SELECT $1, 0, $3, CASE WHEN job_id IS $1 THEN \"measured\"
+		     ELSE \"reused\" END, \"test\" FROM runs WHERE id = $3;
+		     INSERT OR IGNORE INTO job_steps (job_id, upto, run_id,
+		     source, note) SELECT $1, b.upto, max(r.id), \"measured\",
+		     \"test\" FROM runs r JOIN builds b ON b.id = r.build_id
+		     WHERE r.job_id = $1 AND b.upto > 0 GROUP BY b.upto;
+		     INSERT OR IGNORE INTO job_steps (job_id, upto, run_id,
+		     source, note) SELECT $1, coalesce((SELECT b.upto FROM builds
+		     b WHERE b.id = r.build_id AND b.upto > 0), 1), r.id,
+		     CASE WHEN r.job_id IS $1 THEN \"measured\" ELSE
+		     \"reused\" END, \"test\" FROM runs r WHERE r.id = $4"
+	fi
 }
 
 test_expect 'a no-change job is not mailed; marked, its reason recorded' '
@@ -480,9 +497,9 @@ test_expect 'per patch: patch 2 hides patch 1, the mail names it (MIXED)' '
 	grep -q "^job #16: written (dry run): patch 1/2 regressed in its own step: fsdax rebind_memmap +38.0 %: " out &&
 	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
 	headers "$p" > h && cat h &&
-	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: MIXED: 1/2 regressed fsdax rebind_memmap +38 %" h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: MIXED: 1/2 regressed fsdax rebind_memmap +38 %; series no change" h &&
 	sed "1,/^$/d" "$p" > body &&
-	[ "$(head -1 body)" = "verdict: MIXED: 1/2 regressed fsdax rebind_memmap +38 %" ] &&
+	[ "$(head -1 body)" = "verdict: MIXED: 1/2 regressed fsdax rebind_memmap +38 %; the series as a whole: no significant change" ] &&
 	grep -q "^| Reported-by: " body &&
 	sig=$(grep -n "^-- $" body | cut -d: -f1) &&
 	pp=$(grep -n "^per-patch attribution" body | cut -d: -f1) &&
@@ -497,7 +514,7 @@ test_expect 'per patch, the series regressed: the subject names patch 2/2' '
 	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
 	headers "$p" > h && cat h &&
 	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: patch 2/2: fsdax.rebind_memmap +38.0% regression" h &&
-	[ "$(sed "1,/^$/d" "$p" | head -1)" = "verdict: WORSE: 2/2 regressed fsdax rebind_memmap +38 %" ]
+	[ "$(sed "1,/^$/d" "$p" | head -1)" = "verdict: WORSE: 2/2 regressed fsdax rebind_memmap +38 %; the series as a whole: WORSE: 1 metric(s) regressed" ]
 '
 
 test_expect 'a claimed improvement is mailed; an unclaimed one is not' '

@@ -165,6 +165,10 @@ add_series_job() {
 		$t + 3000);"
 	run_sql 301 "$t" base 40 310 60 1 8
 	run_sql 302 "$((t + 10))" "series +1" 40 372 60 2 8
+	# which run stands for each step, as a series job records them
+	echo "INSERT INTO job_steps (job_id, upto, run_id, source, note)
+		VALUES (40, 0, 301, 'measured', 'measured by this job'),
+		(40, 1, 302, 'measured', 'measured by this job');"
 	echo "COMMIT;"
 	} > series.sql &&
 	sqlite3 -bail "$MMCI_DB" < series.sql
