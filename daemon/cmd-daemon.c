@@ -22,8 +22,9 @@
  *     --job N` at a time (cmd-report.c), which marks jobs.reported_at
  *     (job_mark_reported()) and writes the mail (dry-run unless
  *     MMCI_MAIL_SEND=1); killed after twice MMCI_SMTP_TIMEOUT and a
- *     minute; the SMTP password reaches it on its stdin, never in an
- *     environment (run-command.c gives children none of the secrets);
+ *     minute; the SMTP password (MMCI_SMTP_PASSWORD, or the one of
+ *     MMCI_SMTP_URL) reaches it on its stdin, never in an environment or
+ *     an argument (run-command.c gives children none of the secrets);
  *   - serve the web pages: a child `mmci web --listen-fd=3` on the socket
  *     the daemon bound, started again when it ends.
  * Mail, feeds and HTTP are parsed as the service user (service-user.h):
@@ -161,6 +162,7 @@ struct task {
 	unsigned int limit_s;	/* s: killed after this; 0: never */
 	long long job;		/* the job a report child mails, or 0 */
 	int pass_fd;		/* > 0: the child's fd 3 */
+	const char *env[2];	/* added to the child's environment */
 	unsigned int grace_ms;	/* SIGTERM to SIGKILL; 0: TASK_GRACE_MS */
 	int running;
 };
@@ -509,6 +511,7 @@ static int task_start(struct task *t, const char *what, int stdin_fd,
 	t->cp.log_path = t->log;
 	t->cp.stdin_fd = stdin_fd;
 	t->cp.pass_fd = t->pass_fd;
+	t->cp.env = t->env;
 	if (su)
 		service_user_apply(su, &t->cp);
 	t->what = xstrdup(what);
@@ -665,21 +668,52 @@ static void run_polls(struct daemon *d)
 }
 
 /*
- * The SMTP password for a mail child, on a pipe that becomes its stdin:
- * written whole before the child starts (a pipe holds 64 KiB, the
- * password at most 4 KiB), so the daemon never waits on it. 0: no
- * password set; -1 after error().
+ * The SMTP credentials of a mail child. Its environment has MMCI_SMTP_URL
+ * without a password (run-command.c cuts it out), so a password written
+ * in the URL (smtp://user:pw@host) travels as MMCI_SMTP_PASSWORD does:
+ * on the pipe. Who wins is what libcurl did with the URL as it was:
+ * MMCI_SMTP_USER, when set, overrides the URL's user name and password
+ * (CURLOPT_USERNAME, smtp.c) and MMCI_SMTP_PASSWORD goes with it; else
+ * the URL's user name is passed as MMCI_SMTP_USER (*@user_env, caller
+ * frees) with the URL's password, or MMCI_SMTP_PASSWORD when the URL has
+ * none. Return: the password to pipe, caller frees; NULL for none.
  */
-static int password_pipe(void)
+static char *smtp_secret(char **user_env)
 {
-	const char *pw = getenv("MMCI_SMTP_PASSWORD");
+	const char *env_user = getenv("MMCI_SMTP_USER");
+	const char *env_pw = getenv("MMCI_SMTP_PASSWORD");
+	char *user = NULL, *pw = NULL;
+
+	*user_env = NULL;
+	if ((!env_user || !*env_user) &&
+	    config_url_userinfo(getenv("MMCI_SMTP_URL"), &user, &pw) &&
+	    *user) {
+		*user_env = xstrfmt("MMCI_SMTP_USER=%s", user);
+		free(user);
+		if (pw)
+			return pw;
+	} else {
+		free(user);
+		free(pw);
+	}
+	return env_pw && *env_pw ? xstrdup(env_pw) : NULL;
+}
+
+/*
+ * The SMTP password @pw for a mail child, on a pipe that becomes its
+ * stdin: written whole before the child starts (a pipe holds 64 KiB, the
+ * password at most 4 KiB), so the daemon never waits on it. 0: no
+ * password; -1 after error().
+ */
+static int password_pipe(const char *pw)
+{
 	size_t len = pw ? strlen(pw) : 0;
 	int fds[2];
 
 	if (!len)
 		return 0;
 	if (len > 4096)
-		return error("MMCI_SMTP_PASSWORD is longer than 4096 bytes");
+		return error("the SMTP password is longer than 4096 bytes");
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return error_errno("cannot create a pipe");
 	if (write(fds[1], pw, len) != (ssize_t)len ||
@@ -701,11 +735,15 @@ static unsigned int mail_limit_s(void)
 static int start_mail(struct daemon *d, long long job)
 {
 	struct task *t = &d->mail;
-	int fd = password_pipe(), ret;
-	char *what;
+	char *user_env, *pw = smtp_secret(&user_env), *what;
+	int fd = password_pipe(pw), ret;
 
+	if (pw)
+		explicit_bzero(pw, strlen(pw));
+	free(pw);
 	if (fd < 0) {
 		log_warnx("no mail sent: %s", last_error());
+		free(user_env);
 		return -1;
 	}
 	t->argv[0] = SELF_EXE;
@@ -718,8 +756,12 @@ static int start_mail(struct daemon *d, long long job)
 	t->job = job;
 	what = job ? xstrfmt("the report of job #%lld", job) :
 		     xstrdup("mail retry");
+	t->env[0] = user_env;
+	t->env[1] = NULL;
 	ret = task_start(t, what, fd, NULL);
 	free(what);
+	free(user_env);
+	t->env[0] = NULL;
 	if (fd > 0)
 		close(fd);
 	return ret;
@@ -960,9 +1002,12 @@ static void make_slots(struct daemon *d)
 	strbuf_addstr(&list, setting("MMCI_LIBVIRT_URIS", ""));
 	for (w = strtok_r(list.buf, " ,", &save); w;
 	     w = strtok_r(NULL, " ,", &save)) {
+		/* as the job child gets it and the log shows it (config.c) */
+		char *clean = config_redact_value(w);
+
 		ALLOC_GROW(d->slots, d->nr_slots + 1, alloc);
 		memset(&d->slots[d->nr_slots], 0, sizeof(*d->slots));
-		d->slots[d->nr_slots++].uri = xstrdup(w);
+		d->slots[d->nr_slots++].uri = clean ? clean : xstrdup(w);
 	}
 	if (!d->nr_slots) {
 		d->slots = xcalloc(1, sizeof(*d->slots));

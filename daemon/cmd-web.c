@@ -12,6 +12,12 @@
  * Started as root, every mode binds first and then becomes the service
  * user (service-user.h) for good: requests, the render worker and the
  * files it writes are that user's, never root's.
+ *
+ * No mode needs a secret, and every mode parses what others wrote: the
+ * environment's secrets (MMCI_SMTP_PASSWORD, a URL's password) are
+ * wiped from the process at once, before the database is even opened
+ * (config_drop_secrets()); `mmci web` started by hand with the settings
+ * file's environment holds none while it serves.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -75,6 +81,7 @@ int cmd_web(int argc, char **argv)
 	long parent = 0, n;
 	char *end;
 
+	config_drop_secrets();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':

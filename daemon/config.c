@@ -14,6 +14,8 @@
 #include "strbuf.h"
 #include "util.h"
 
+extern char **environ;
+
 /*
  * Paths are made absolute once, here: they end up in the database, in
  * libvirt domain XML, in CCACHE_BASEDIR and in the cwd of children.
@@ -265,8 +267,24 @@ static int setting_parse(const struct setting_def *d, const char *v,
 
 int config_check(void)
 {
+	char **e;
 	size_t i;
 	int ret = 0;
+
+	/* the daemon hands only the SMTP password on (a pipe), no other */
+	for (e = environ; e && *e; e++) {
+		char *clean;
+
+		if (!starts_with(*e, "MMCI_") ||
+		    starts_with(*e, "MMCI_SMTP_URL="))
+			continue;
+		clean = config_redact_value(strchrnul(*e, '='));
+		if (clean)
+			warning("%.*s holds a password in a URL: mmci's "
+				"children get the URL without it",
+				(int)(strchrnul(*e, '=') - *e), *e);
+		free(clean);
+	}
 
 	for (i = 0; i < ARRAY_SIZE(settings); i++) {
 		const char *v = getenv(settings[i].name);
@@ -289,6 +307,164 @@ long long config_number(const char *name)
 	if (setting_parse(d, v ? v : "", "", &n) < 0)
 		die("bad setting %s (see systemd/mmci.conf.example)", name);
 	return n;
+}
+
+/* ---- secrets ---------------------------------------------------------- */
+
+/*
+ * The settings that can hold a secret (systemd/mmci.conf.example lists
+ * every setting; these are all that can):
+ *   by name   MMCI_SMTP_PASSWORD, and any variable whose name says
+ *             PASSWORD, PASSWD, SECRET or TOKEN (config_secret_name());
+ *   by value  the password of a URL's userinfo, scheme://user:PW@host,
+ *             in MMCI_SMTP_URL, MMCI_LIBVIRT_URI, MMCI_LIBVIRT_URIS,
+ *             MMCI_LORE_URL, MMCI_DISCOVER_FEED, MMCI_COMMITS_FEED,
+ *             MMCI_REMOTES (NAME=URL#BRANCH lists) and MMCI_WEB_URL.
+ * The rest are paths, numbers, words, branch names, addresses and `mmci
+ * run` options: MMCI_SMTP_USER is a name, not a secret. The value rule
+ * is applied to every variable a child keeps, not only to those named,
+ * so a URL setting added later is covered without being listed here.
+ * A user name stays: libvirt's qemu+ssh://root@host needs it, and a
+ * token goes as the password (https://x-access-token:TOKEN@host), as
+ * the forges document it.
+ */
+
+/*
+ * The next URL with a password in @v from *@pos on: *@ui is the start of
+ * its userinfo, [*@colon, *@at) is ":password". The authority ends at
+ * '/', '?', '#', a blank or ';' (MMCI_REMOTES' separator); the userinfo
+ * at its last '@', as a password with a bare '@' would have it.
+ * Return: 1, *@pos after the '@'; or 0 when there is none.
+ */
+static int next_url_password(const char **pos, const char **ui,
+			     const char **colon, const char **at)
+{
+	const char *p = *pos;
+
+	while ((p = strstr(p, "://"))) {
+		const char *a = p + 3, *end = a + strcspn(a, "/?# \t\n;");
+		const char *q, *last = NULL;
+
+		for (q = a; q < end; q++)
+			if (*q == '@')
+				last = q;
+		p = a;
+		if (!last)
+			continue;
+		q = memchr(a, ':', last - a);
+		if (!q)
+			continue;
+		*ui = a;
+		*colon = q;
+		*at = last;
+		*pos = last + 1;
+		return 1;
+	}
+	return 0;
+}
+
+char *config_redact_value(const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *pos = v, *done = v, *ui, *colon, *at;
+
+	while (next_url_password(&pos, &ui, &colon, &at)) {
+		/* "user:pw@host" -> "user@host"; ":pw@host" -> "host" */
+		strbuf_add(&sb, done, colon - done);
+		done = colon == ui ? at + 1 : at;
+	}
+	if (done == v)
+		return NULL;
+	strbuf_addstr(&sb, done);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int hex_val(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* @len bytes of @s with %XX decoded (RFC 3986), as curl decodes them */
+static char *pct_decode(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		int hi, lo;
+
+		/* %00 is kept as written: a C string cannot hold it */
+		if (s[i] == '%' && i + 2 < len &&
+		    (hi = hex_val((unsigned char)s[i + 1])) >= 0 &&
+		    (lo = hex_val((unsigned char)s[i + 2])) >= 0 &&
+		    (hi || lo)) {
+			strbuf_addch(&sb, hi << 4 | lo);
+			i += 2;
+			continue;
+		}
+		strbuf_addch(&sb, s[i]);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int config_url_userinfo(const char *url, char **user, char **password)
+{
+	const char *p, *a, *end, *q, *at = NULL, *colon;
+
+	*user = *password = NULL;
+	if (!url || !(p = strstr(url, "://")))
+		return 0;
+	a = p + 3;
+	end = a + strcspn(a, "/?# \t\n;");
+	for (q = a; q < end; q++)
+		if (*q == '@')
+			at = q;
+	if (!at)
+		return 0;
+	colon = memchr(a, ':', at - a);
+	*user = pct_decode(a, (colon ? colon : at) - a);
+	if (colon)
+		*password = pct_decode(colon + 1, at - colon - 1);
+	return 1;
+}
+
+void config_drop_secrets(void)
+{
+	char **e, **names = NULL;
+	size_t nr = 0, alloc = 0, i;
+
+	for (e = environ; e && *e; e++) {
+		char *eq = strchr(*e, '='), *name, *clean;
+		size_t n;
+
+		if (!eq)
+			continue;
+		name = xstrndup(*e, eq - *e);
+		if (config_secret_name(name)) {
+			/* the string, not only the pointer: /proc/PID/environ */
+			explicit_bzero(eq + 1, strlen(eq + 1));
+			ALLOC_GROW(names, nr + 1, alloc);
+			names[nr++] = name;
+			continue;
+		}
+		free(name);
+		clean = config_redact_value(eq + 1);
+		if (!clean)
+			continue;
+		/* shorter than the value: written over it, the rest zeroed */
+		n = strlen(eq + 1);
+		memcpy(eq + 1, clean, strlen(clean));
+		explicit_bzero(eq + 1 + strlen(clean), n - strlen(clean));
+		free(clean);
+	}
+	for (i = 0; i < nr; i++) {
+		unsetenv(names[i]);
+		free(names[i]);
+	}
+	free(names);
 }
 
 int config_secret_name(const char *name)

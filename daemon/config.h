@@ -67,8 +67,41 @@ long long config_number(const char *name);
  * password, a secret or a token (MMCI_SMTP_PASSWORD)? No child is given
  * one through its environment (run-command.c), and a settings file that
  * sets one must be readable by its owner only (config_read_env_file()).
+ * Secrets in values (a URL's password) are config_redact_value()'s.
  * Return: 1 or 0.
  */
 int config_secret_name(const char *name);
+
+/*
+ * config_redact_value() - @v with the password of every URL in it taken
+ * out ("smtp://u:pw@host" -> "smtp://u@host"; a URL with only a password,
+ * "://:pw@host", loses its whole userinfo): the value of a setting as a
+ * child may see it (run-command.c), as logs may show it. config.c lists
+ * the settings that can hold one.
+ * Return: a new string (caller frees), or NULL when @v holds no password.
+ */
+char *config_redact_value(const char *v);
+
+/*
+ * config_url_userinfo() - the user name and password of the URL at the
+ * start of @url (the first "scheme://"), %XX decoded as libcurl decodes
+ * them: for the daemon, which passes an SMTP password on a pipe, never
+ * in a URL.
+ * @user: out, caller frees; NULL when the URL has no userinfo
+ * @password: out, caller frees; NULL when the userinfo has no ':'
+ * Return: 1 when the URL has a userinfo, else 0.
+ */
+int config_url_userinfo(const char *url, char **user, char **password);
+
+/*
+ * config_drop_secrets() - take every secret out of this process's own
+ * environment: a variable config_secret_name() names is zeroed and unset,
+ * and a URL password in any other value is cut out in place. The bytes
+ * themselves are overwritten, not only unlinked from environ, so the
+ * process's memory and /proc/PID/environ no longer hold them. For a
+ * process that parses input (`mmci web`, a drop to the service user):
+ * what it does not hold, a parser taken over cannot leak.
+ */
+void config_drop_secrets(void);
 
 #endif

@@ -62,8 +62,11 @@ extern char **environ;
  * JOURNAL_STREAM so that a child logging to the journal keeps the
  * priority prefixes (util.c), and XDG_RUNTIME_DIR for libvirt's session
  * URIs. A name ending in '*' is a prefix. Secrets are dropped even when
- * a prefix names them (config_secret_name()). LANG is always C.UTF-8:
- * the logs mmci parses and shows must not change with the locale.
+ * a prefix names them (config_secret_name()), and a URL's password is cut
+ * out of every value a child keeps or is given (config_redact_value():
+ * MMCI_SMTP_URL, the libvirt URIs, the feeds, MMCI_REMOTES): a child that
+ * needs one gets it on a pipe (the daemon's mail child). LANG is always
+ * C.UTF-8: the logs mmci parses and shows must not change with the locale.
  */
 static const char *const kept_env[] = {
 	"PATH", "HOME", "TMPDIR", "TZ", "USER", "LOGNAME", "MMCI_*",
@@ -128,28 +131,35 @@ static void env_set(char ***v, size_t *nr, size_t *alloc, const char *entry)
 	(*v)[(*nr)++] = xstrdup(entry);
 }
 
+/* @entry as a child may get it: no secret by name or in a URL */
+static void env_set_clean(char ***v, size_t *nr, size_t *alloc,
+			  const char *entry)
+{
+	char *name = xstrndup(entry, name_len(entry)), *clean = NULL;
+	int secret = config_secret_name(name);
+
+	free(name);
+	if (secret)
+		return;
+	if (strchr(entry, '='))
+		clean = config_redact_value(entry);
+	env_set(v, nr, alloc, clean ? clean : entry);
+	free(clean);
+}
+
 char **child_env(const char *const *env)
 {
 	char **v = NULL, **e;
 	size_t nr = 0, alloc = 0;
 
-	for (e = environ; e && *e; e++) {
-		char *name;
-		int secret;
-
-		if (!env_kept(*e))
-			continue;
-		name = xstrndup(*e, name_len(*e));
-		secret = config_secret_name(name);
-		free(name);
-		if (!secret)
-			env_set(&v, &nr, &alloc, *e);
-	}
+	for (e = environ; e && *e; e++)
+		if (env_kept(*e))
+			env_set_clean(&v, &nr, &alloc, *e);
 	if (env_find(v, nr, "PATH=") == nr)
 		env_set(&v, &nr, &alloc, "PATH=" DEFAULT_PATH);
 	env_set(&v, &nr, &alloc, "LANG=C.UTF-8");
 	for (; env && *env; env++)
-		env_set(&v, &nr, &alloc, *env);
+		env_set_clean(&v, &nr, &alloc, *env);
 	ALLOC_GROW(v, nr + 1, alloc);
 	v[nr] = NULL;
 	return v;

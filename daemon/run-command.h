@@ -16,9 +16,10 @@
  *
  * Environment: a child never inherits mmci's environment as a whole. It
  * gets PATH, HOME, LANG=C.UTF-8 and the few names listed in run-command.c
- * (the MMCI_* settings, ccache's and the sanitizers' own), never a secret
- * (config_secret_name(): MMCI_SMTP_PASSWORD and its like), and then what
- * `env` adds or removes.
+ * (the MMCI_* settings, ccache's and the sanitizers' own), and then what
+ * `env` adds or removes; never a secret, by name (config_secret_name():
+ * MMCI_SMTP_PASSWORD and its like) or by value (config_redact_value():
+ * the password of a URL, cut out of every value, `env`'s too).
  *
  * User: with `as_user`, the child sets its groups, gid and uid (real,
  * effective and saved) before exec; a drop that fails is a child that

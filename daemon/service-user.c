@@ -249,6 +249,8 @@ void service_user_apply(const struct service_user *u,
 
 int service_user_become(const struct service_user *u)
 {
+	/* a process that parses input holds no secret, root's or not */
+	config_drop_secrets();
 	if (!u->active)
 		return 0;
 	if (setgroups(0, NULL) < 0 ||

@@ -64,7 +64,9 @@ void service_user_apply(const struct service_user *u,
 
 /*
  * Become the user in this process, for good (a command that has no child
- * to delegate to). Return: 0, or -1 after error().
+ * to delegate to). The process keeps no secret of its environment either
+ * (config_drop_secrets()), user or not: it is about to parse input.
+ * Return: 0, or -1 after error().
  */
 int service_user_become(const struct service_user *u);
 
