@@ -64,15 +64,16 @@ static void print_versions(struct db *db, long long series_id,
 	if (!prev)
 		return;
 	/* modes and set-ups are never mixed: same clock, workloads, VM */
+	/* the run that stood for the last step of a finished job of it */
 	prev_run = db_int(db, 0,
-		"SELECT r.id FROM runs r JOIN builds b ON b.id = r.build_id "
-		"JOIN jobs j ON j.id = r.job_id JOIN series s ON s.id = "
-		"b.series_id JOIN runs n ON n.id = ? WHERE b.series_id = ? AND "
-		"b.upto = s.total AND r.status = 'ok' AND j.status = 'done' "
-		"AND r.clock = n.clock AND r.accel = n.accel AND r.workloads "
-		"= n.workloads AND r.params = n.params AND r.nvdimm_mib = "
-		"n.nvdimm_mib AND r.vcpus = n.vcpus ORDER BY r.id DESC LIMIT 1",
-		"ii", run_new, prev);
+		"SELECT r.id FROM job_steps t JOIN jobs j ON j.id = t.job_id "
+		"JOIN series s ON s.id = j.series_id JOIN runs r ON r.id = "
+		"t.run_id JOIN runs n ON n.id = ? WHERE j.series_id = ? AND "
+		"j.kind = 'series' AND j.status = 'done' AND t.upto = s.total "
+		"AND r.status = 'ok' AND r.clock = n.clock AND r.accel = "
+		"n.accel AND r.workloads = n.workloads AND r.params = n.params "
+		"AND r.nvdimm_mib = n.nvdimm_mib AND r.vcpus = n.vcpus ORDER BY "
+		"j.id DESC LIMIT 1", "ii", run_new, prev);
 	strbuf_addf(out, "\nthis version against the previous one (series "
 		    "#%lld, v%lld):\n", prev,
 		    db_int(db, 0, "SELECT version FROM series WHERE id = ?",
