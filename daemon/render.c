@@ -64,6 +64,8 @@ struct run_values {
 	long long run;
 	struct run_value *v;
 	size_t nr, alloc;
+	int failed;		/* the samples could not be read: v is not
+				 * all of them, and nothing was cached */
 };
 
 struct renderer {
@@ -921,7 +923,9 @@ static const struct run_values *run_values_get(struct renderer *r,
 			x->boots = atoi(b);
 			x->n = strtoul(n, NULL, 10);
 		}
-	} else if (run_values_compute(&r->db, run, wall, rv) == 0) {
+	} else if (run_values_compute(&r->db, run, wall, rv) < 0) {
+		rv->failed = 1;
+	} else {
 		strbuf_reset(&sb);
 		strbuf_addstr(&sb, "v1\n");
 		for (i = 0; i < rv->nr; i++) {
@@ -1003,11 +1007,13 @@ static void index_metrics(struct page *pg)
 		page_note_error(pg, "cannot read the metrics");
 		return;
 	}
-	while (db_step(&pg->db, st) == DB_ROW) {
+	while (page_step(pg, st)) {
 		const struct run_values *rv = run_values_get(r,
 			sqlite3_column_int64(st, 0),
 			!strcmp(db_col_text(st, 2), "wall"));
 
+		if (rv->failed)
+			pg->status = 500;
 		for (i = 0; i < rv->nr; i++) {
 			struct metric_count key = { &rv->v[i], 0 };
 
@@ -1328,15 +1334,22 @@ static void run_events(struct page *pg, long long id)
 	sqlite3_finalize(st);
 }
 
-/* the previous finished run measured the same way: a compare link */
-static long long previous_like(struct page *pg, long long id)
+/*
+ * The previous finished run measured the same way, for a compare link:
+ * its id, 0 when there is none, -1 after error().
+ */
+static long long previous_like(struct db *db, long long id)
 {
-	return db_int(&pg->db, 0,
+	long long prev = 0;
+
+	if (db_int_checked(db, &prev,
 		"SELECT p.id FROM runs p JOIN runs r ON r.id = ?1 WHERE "
 		"p.id < r.id AND p.status = 'ok' AND p.clock = r.clock AND "
 		"p.accel = r.accel AND p.nvdimm_mib = r.nvdimm_mib AND "
 		"p.backing = r.backing AND p.ram_mib = r.ram_mib AND "
-		"p.vcpus = r.vcpus ORDER BY p.id DESC LIMIT 1", "i", id);
+		"p.vcpus = r.vcpus ORDER BY p.id DESC LIMIT 1", "i", id) < 0)
+		return -1;
+	return prev;
 }
 
 static void page_run(struct page *pg, long long id)
@@ -1374,8 +1387,10 @@ static void page_run(struct page *pg, long long id)
 		strbuf_addf(&pg->out, "<p class=\"repro\">reproduce: <code "
 			    "id=\"reproduce\">mmci reproduce %lld</code></p>\n",
 			    id);
-	prev = previous_like(pg, id);
-	if (prev)
+	prev = previous_like(&pg->db, id);
+	if (prev < 0)
+		pg->status = 500;
+	if (prev > 0)
 		strbuf_addf(&pg->out, "<p>compare with the previous run measured "
 			    "the same way: <a id=\"compare-prev\" href=\"/compare/"
 			    "%lld/%lld\">#%lld vs #%lld</a></p>\n", prev, id, prev,
@@ -1403,7 +1418,7 @@ static void page_run(struct page *pg, long long id)
 		st = db_query(&pg->db, "SELECT b.tree_path, s.title, s.version "
 			      "FROM builds b LEFT JOIN series s ON s.id = "
 			      "b.series_id WHERE b.id = ?", "i", r.build_id);
-		if (st && db_step(&pg->db, st) != DB_ROW) {
+		if (!page_step(pg, st)) {
 			sqlite3_finalize(st);
 			st = NULL;
 		}
@@ -2145,7 +2160,7 @@ static int load_trend(struct page *pg, const char *workload,
 	sqlite3_stmt *st = trend_runs(&pg->db);
 	struct trend_point *p = NULL;
 	size_t alloc = 0, i;
-	int rc;
+	int rc, failed = 0;
 
 	*out = NULL;
 	*nr = 0;
@@ -2157,6 +2172,8 @@ static int load_trend(struct page *pg, const char *workload,
 		const struct run_values *rv = run_values_get(r, run,
 			!strcmp(db_col_text(st, 2), "wall"));
 
+		if (rv->failed)
+			failed = 1;
 		for (i = 0; i < rv->nr; i++) {
 			const struct run_value *x = &rv->v[i];
 			struct trend_point *tp;
@@ -2182,7 +2199,7 @@ static int load_trend(struct page *pg, const char *workload,
 	}
 	sqlite3_finalize(st);
 	*out = p;
-	return rc == DB_DONE ? 0 : -1;
+	return rc == DB_DONE && !failed ? 0 : -1;
 }
 
 static void page_metric(struct page *pg, const char *workload,
@@ -2410,8 +2427,11 @@ static int branch_load_nights(struct page *pg, struct branch *br)
 	 */
 	for (i = 0; i < br->nr; i++)
 		run_values_get(r, br->n[i].run, br->n[i].wall);
-	for (i = 0; i < br->nr; i++)
+	for (i = 0; i < br->nr; i++) {
 		br->n[i].rv = run_values_get(r, br->n[i].run, br->n[i].wall);
+		if (br->n[i].rv->failed)
+			rc = -1;
+	}
 	return rc == DB_DONE ? 0 : -1;
 }
 
@@ -3203,9 +3223,13 @@ static int render_key_1(struct renderer *r, const char *key)
 	return ret;
 }
 
-/* the compare pages a series page links: each run against its base */
-static void expand_series(struct renderer *r, struct keyset *ks,
-			  long long id)
+/*
+ * The compare pages a series page links: each run against its base.
+ * Return: 0, or -1 after error() when they could not be read (the keys
+ * read before the failure are added).
+ */
+static int expand_series(struct renderer *r, struct keyset *ks,
+			 long long id)
 {
 	sqlite3_stmt *st = db_query(&r->db,
 		"SELECT r.id, (SELECT r2.id FROM runs r2 JOIN builds b2 ON "
@@ -3215,16 +3239,20 @@ static void expand_series(struct renderer *r, struct keyset *ks,
 		"r.accel AND r2.status = 'ok' ORDER BY r2.id DESC LIMIT 1) "
 		"FROM runs r JOIN builds b ON b.id = r.build_id WHERE "
 		"b.series_id = ?1 ORDER BY r.id", "i", id);
+	int rc;
 
 	keyset_add(ks, xstrfmt("series/%lld", id));
 	if (!st)
-		return;
-	while (db_step(&r->db, st) == DB_ROW)
+		return error("series #%lld: cannot read its runs", id);
+	while ((rc = db_step(&r->db, st)) == DB_ROW)
 		if (sqlite3_column_int64(st, 1))
 			keyset_add(ks, xstrfmt("compare/%lld-%lld",
 					       (long long)sqlite3_column_int64(st, 1),
 					       (long long)sqlite3_column_int64(st, 0)));
 	sqlite3_finalize(st);
+	if (rc < 0)
+		return error("series #%lld: cannot read its runs", id);
+	return 0;
 }
 
 /* forget the on-demand compare pages of run @id: they are stale */
@@ -3254,60 +3282,76 @@ static void drop_ondemand(struct renderer *r, long long id)
  * A run changed: its page, the index, its compare page against the
  * previous run measured the same way, its series' page and compare
  * pages, and when it is finished the metric pages of its metrics.
+ * Return: 0, or -1 after error() when what the run's pages are could not
+ * be read (the keys found before the failure are added).
  */
-static void expand_run(struct renderer *r, struct keyset *ks, long long id)
+static int expand_run(struct renderer *r, struct keyset *ks, long long id)
 {
-	struct page pg;
-	long long prev, series;
+	long long prev, series = 0;
 	sqlite3_stmt *st;
+	int rc, ret = 0;
 
 	keyset_add(ks, xstrfmt("run/%lld", id));
 	keyset_add(ks, xstrdup("index"));
-	page_init(&pg, r);
-	prev = previous_like(&pg, id);
-	strbuf_release(&pg.out);
-	if (prev)
+	prev = previous_like(&r->db, id);
+	if (prev < 0)
+		ret = -1;
+	else if (prev)
 		keyset_add(ks, xstrfmt("compare/%lld-%lld", prev, id));
 	drop_ondemand(r, id);
-	series = db_int(&r->db, 0, "SELECT b.series_id FROM runs r JOIN "
-			"builds b ON b.id = r.build_id WHERE r.id = ?", "i", id);
-	if (series)
-		expand_series(r, ks, series);
+	if (db_int_checked(&r->db, &series, "SELECT b.series_id FROM runs r "
+			   "JOIN builds b ON b.id = r.build_id WHERE r.id = ?",
+			   "i", id) < 0)
+		ret = -1;
+	else if (series && expand_series(r, ks, series) < 0)
+		ret = -1;
 	st = db_query(&r->db, "SELECT h.remote, h.branch FROM runs r JOIN jobs "
 		      "j ON j.id = r.job_id JOIN heads h ON h.id = j.head_id "
 		      "WHERE r.id = ? AND j.kind = 'nightly'", "i", id);
-	if (st && db_step(&r->db, st) == DB_ROW)
+	rc = st ? db_step(&r->db, st) : -1;
+	if (rc == DB_ROW)
 		keyset_add(ks, xstrfmt("branch/%s/%s", db_col_text(st, 0),
 				       db_col_text(st, 1)));
+	else if (rc < 0)
+		ret = -1;
 	sqlite3_finalize(st);
 	cache_drop(r, id);
 	st = db_query(&r->db, "SELECT clock = 'wall' FROM runs WHERE id = ? "
 		      "AND status = 'ok'", "i", id);
-	if (st && db_step(&r->db, st) == DB_ROW) {
+	rc = st ? db_step(&r->db, st) : -1;
+	if (rc == DB_ROW) {
 		const struct run_values *rv = run_values_get(r, id,
 			sqlite3_column_int(st, 0));
 		size_t i;
 
+		if (rv->failed)
+			ret = -1;
 		for (i = 0; i < rv->nr; i++)
 			keyset_add(ks, xstrfmt("metric/%s/%s?%s",
 					       rv->v[i].workload,
 					       rv->v[i].metric,
 					       rv->v[i].variant));
+	} else if (rc < 0) {
+		ret = -1;
 	}
 	sqlite3_finalize(st);
+	if (ret < 0)
+		return error("run #%lld: cannot read which pages show it", id);
+	return 0;
 }
 
-static void expand_key(struct renderer *r, struct keyset *ks, const char *key)
+/* the pages of a dirty key; 0, or -1 after error() */
+static int expand_key(struct renderer *r, struct keyset *ks, const char *key)
 {
 	const char *rest;
 	long long id;
 
 	if (skip_prefix(key, "run/", &rest) && !parse_id(rest, &id))
-		expand_run(r, ks, id);
-	else if (skip_prefix(key, "series/", &rest) && !parse_id(rest, &id))
-		expand_series(r, ks, id);
-	else
-		keyset_add(ks, xstrdup(key));
+		return expand_run(r, ks, id);
+	if (skip_prefix(key, "series/", &rest) && !parse_id(rest, &id))
+		return expand_series(r, ks, id);
+	keyset_add(ks, xstrdup(key));
+	return 0;
 }
 
 /* www/.ids: the newest run and series, for the server's 404s */
@@ -3330,8 +3374,8 @@ static int render_all(struct renderer *r)
 {
 	struct keyset ks = { 0 };
 	sqlite3_stmt *st;
-	long long max;
-	int errors = 0;
+	long long max = 0;
+	int errors = 0, rc;
 	size_t i;
 
 	progress("rendering every page into %s", r->www);
@@ -3344,51 +3388,60 @@ static int render_all(struct renderer *r)
 		errors += store(r, "404.html", &nf) < 0;
 		strbuf_release(&nf);
 	}
-	max = db_int(&r->db, 0, "SELECT coalesce(max(id), 0) FROM runs", "");
+	/* each list of pages read to its end, or the pass is not complete
+	 * (a step error ends a loop as the last row would) */
+	errors += db_int_checked(&r->db, &max, "SELECT coalesce(max(id), 0) "
+				 "FROM runs", "") < 0;
 	st = db_query(&r->db, "SELECT id FROM runs ORDER BY id DESC", "");
-	while (st && db_step(&r->db, st) == DB_ROW) {
+	while (st && (rc = db_step(&r->db, st)) == DB_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
 		char *key = xstrfmt("run/%lld", id);
-		struct page pg;
 		long long prev;
 
 		errors += render_key(r, key) < 0;
 		free(key);
 		if (id <= max - RENDER_ALL_COMPARE)
 			continue;
-		page_init(&pg, r);
-		prev = previous_like(&pg, id);
-		strbuf_release(&pg.out);
-		if (prev) {
+		prev = previous_like(&r->db, id);
+		errors += prev < 0;
+		if (prev > 0) {
 			key = xstrfmt("compare/%lld-%lld", prev, id);
 			errors += render_key(r, key) < 0;
 			free(key);
 		}
 	}
+	errors += !st || rc < 0;
 	sqlite3_finalize(st);
 	st = db_query(&r->db, "SELECT id FROM series ORDER BY id DESC", "");
-	while (st && db_step(&r->db, st) == DB_ROW)
-		expand_series(r, &ks, sqlite3_column_int64(st, 0));
+	while (st && (rc = db_step(&r->db, st)) == DB_ROW)
+		errors += expand_series(r, &ks, sqlite3_column_int64(st, 0)) < 0;
+	errors += !st || rc < 0;
 	sqlite3_finalize(st);
 	st = db_query(&r->db, "SELECT DISTINCT h.remote, h.branch FROM jobs j "
 		      "JOIN heads h ON h.id = j.head_id WHERE j.kind = "
 		      "'nightly'", "");
-	while (st && db_step(&r->db, st) == DB_ROW)
+	while (st && (rc = db_step(&r->db, st)) == DB_ROW)
 		keyset_add(&ks, xstrfmt("branch/%s/%s", db_col_text(st, 0),
 					db_col_text(st, 1)));
+	errors += !st || rc < 0;
 	sqlite3_finalize(st);
 	st = db_query(&r->db, "SELECT DISTINCT workload, metric, variant FROM "
 		      "samples WHERE run_id > ?", "i",
 		      (long long)(max - WEB_TREND_RUNS));
-	while (st && db_step(&r->db, st) == DB_ROW)
+	while (st && (rc = db_step(&r->db, st)) == DB_ROW)
 		keyset_add(&ks, xstrfmt("metric/%s/%s?%s", db_col_text(st, 0),
 					db_col_text(st, 1), db_col_text(st, 2)));
+	errors += !st || rc < 0;
 	sqlite3_finalize(st);
 	for (i = 0; i < ks.nr; i++)
 		errors += render_key(r, ks.k[i]) < 0;
 	keyset_release(&ks);
 	errors += plots_flush(r) < 0;
-	return errors ? -1 : 0;
+	if (errors)
+		return error("render: %d page(s) or list(s) of pages failed; "
+			     "the pass is not complete and is done again",
+			     errors);
+	return 0;
 }
 
 /* the pages a request asked for: www/.queue/KIND_A[-B] */
@@ -3530,7 +3583,7 @@ static int render_pass(struct renderer *r, int all)
 	sqlite3_stmt *st;
 	char *version = xstrfmt("%s/.version", r->www);
 	struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
-	int errors = 0, rc;
+	int errors = 0, rc, cleared = 1;
 
 	st = db_query(&r->db, "SELECT key, gen FROM pages_dirty", "");
 	if (!st) {
@@ -3563,8 +3616,10 @@ static int render_pass(struct renderer *r, int all)
 		for (d = 0; d < ARRAY_SIZE(dirs); d++) {
 			char *p = xstrfmt("%s/%s", r->www, dirs[d]);
 
-			if (remove_tree(p) < 0)
+			if (remove_tree(p) < 0) {
 				errors++;
+				cleared = 0;
+			}
 			free(p);
 		}
 		all = 1;
@@ -3577,18 +3632,33 @@ static int render_pass(struct renderer *r, int all)
 	if (r->watching && r->watching++ % RENDER_RUNNING_S == 0) {
 		st = db_query(&r->db, "SELECT id FROM runs WHERE status = "
 			      "'running'", "");
-		while (st && db_step(&r->db, st) == DB_ROW)
+		while (st && (rc = db_step(&r->db, st)) == DB_ROW)
 			keyset_add(&ks, xstrfmt("run/%lld", (long long)
 						sqlite3_column_int64(st, 0)));
+		errors += !st || rc < 0;
 		sqlite3_finalize(st);
 	}
 	if (all) {
-		errors += render_all(r) < 0;
-		if (!errors)
+		/*
+		 * Once the old pages are gone, www/ is of this layout and
+		 * database (.version); whether every page was written is
+		 * the 'all' key's to say: a full render that failed keeps
+		 * it dirty, and the next pass renders every page again
+		 * without removing those that were written.
+		 */
+		int done = render_all(r) == 0;
+
+		if (!done) {
+			errors++;
+			if (db_run(&r->db, "INSERT OR IGNORE INTO pages_dirty "
+				   "(key) VALUES ('all')", "") < 0)
+				cleared = 0;
+		}
+		if (cleared)
 			errors += store(r, ".version", &want) < 0;
 	} else {
 		for (i = 0; i < nr; i++)
-			expand_key(r, &ks, rows[i].key);
+			errors += expand_key(r, &ks, rows[i].key) < 0;
 	}
 	for (i = 0; i < ks.nr; i++)
 		errors += render_key(r, ks.k[i]) < 0;

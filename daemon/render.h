@@ -19,8 +19,14 @@
  *	/branch/REMOTE/BRANCH	branch/REMOTE/BRANCH.html (names that
  *				render_branch_path() takes)
  *
- * plus .ids (the newest run and series: what a 404 is), .version (a full
- * render finished) and .queue/ (pages a request asked for).
+ * plus .ids (the newest run and series: what a 404 is), .version (the
+ * layout and database the pages are of) and .queue/ (pages a request
+ * asked for).
+ *
+ * A read that fails (a query, or its rows ending in an error) is never
+ * taken for "no rows": the page keeps its last good file, the pass says
+ * error() and its dirty keys stay for the next pass; a full render that
+ * failed keeps the key 'all', so the next pass renders every page again.
  */
 #ifndef MMCI_RENDER_H
 #define MMCI_RENDER_H
@@ -39,7 +45,8 @@ struct strbuf;
  *	missing or older than this binary's layout)
  * @written: if not NULL, the number of files written (changed)
  *
- * Return: 0, or -1 after error() (a page that failed stays dirty).
+ * Return: 0, or -1 after error() (a page that failed, or whose list of
+ * pages could not be read, stays dirty).
  */
 int render_pages(const struct mmci_config *cfg, int all, int *written);
 
