@@ -5,9 +5,7 @@
 #include <math.h>
 
 #include "attribution.h"
-#include "claims.h"
 #include "db.h"
-#include "ingest.h"
 #include "strbuf.h"
 #include "util.h"
 
