@@ -280,13 +280,63 @@ no_domains_left() {
 	[ -z "$left" ] || { echo "domains left: $left"; return 1; }
 }
 
-# nothing_left_behind: no domain of this test, and no NVDIMM file
-# (/dev/shm/mmci-<pid>-...) of the mmci processes whose pids the test
-# wrote to $TRASH/pids
+# test_nvdimms: the NVDIMM backing files of this test's boots, one a line:
+# those named in the domain XML of every boot of the databases in the
+# trash directory (/dev/shm/mmci-<pid>-runN-bootM.nvdimm, where the pid
+# is mmci's or its boot child's), and /dev/shm/mmci-<pid>-* of the mmci
+# processes whose pids the test wrote to $TRASH/pids (a boot killed
+# before its row had its XML). Other tests' and the service's files in
+# /dev/shm are none of its business
+test_nvdimms() {
+	find "$TRASH" -maxdepth 2 -name '*.db' -type f 2>/dev/null |
+	while read -r tdb; do
+		sqlite3 -batch -noheader -cmd ".timeout 10000" "$tdb" \
+			"SELECT domain_xml FROM boots WHERE domain_xml IS NOT NULL" \
+			2>/dev/null
+	done | sed -n 's|.*<path>\(.*\.nvdimm\)</path>.*|\1|p'
+	for tpid in $(cat "$TRASH/pids" 2>/dev/null); do
+		ls -d /dev/shm/mmci-$tpid-* 2>/dev/null
+	done
+	return 0
+}
+
+# nvdimms_left: fails, naming them, when a file of test_nvdimms is there
+nvdimms_left() {
+	left=$(test_nvdimms | sort -u | while read -r f; do
+		[ ! -e "$f" ] || echo "$f"; done)
+	[ -z "$left" ] || { echo "NVDIMM files left: $left"; return 1; }
+}
+
+# nothing_left_behind: no domain and no NVDIMM file of this test
 nothing_left_behind() {
-	no_domains_left &&
-	for pid in $(cat "$TRASH/pids"); do
-		! ls /dev/shm/mmci-$pid-* 2>/dev/null || return 1
+	no_domains_left && nvdimms_left
+}
+
+# proc_ids PID...: "PID:START" for each of them that runs, on one line
+# (START: its start time in /proc/PID/stat, so that a pid taken by
+# another process later is not taken for it; a zombie has ended)
+proc_ids() {
+	echo $(for tpid in "$@"; do
+		awk -v p="$tpid" '{ sub(/.*\) /, "")
+			if ($1 != "Z") print p ":" $20 }' "/proc/$tpid/stat" \
+			2>/dev/null
+	done)
+}
+
+# procs_running ID...: whether one of the processes named by proc_ids
+# still runs
+procs_running() {
+	for tid in "$@"; do
+		[ "$(proc_ids "${tid%%:*}")" != "$tid" ] || return 0
+	done
+	return 1
+}
+
+# descendants PID: the pids of PID's children, theirs, and so on
+descendants() {
+	for tpid in $(pgrep -P "$1"); do
+		echo "$tpid"
+		descendants "$tpid"
 	done
 }
 

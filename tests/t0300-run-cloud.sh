@@ -105,8 +105,7 @@ test_expect 'runs with different set-ups are not compared' '
 '
 
 test_expect 'nothing is left behind: no domain, no NVDIMM file' '
-	no_domains_left &&
-	! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
@@ -123,7 +122,7 @@ test_expect 'kill -9 of mmci mid-boot: libvirt destroys the guest' '
 	while virsh -c qemu:///system list --all --name | grep -q "^$prefix"; do
 		i=$((i + 1)); [ $i -lt 60 ] || exit 1; sleep 0.5
 	done &&
-	! ls /dev/shm/mmci-* 2>/dev/null &&
+	! ls /dev/shm/mmci-$pid-* 2>/dev/null &&
 	! kill -0 $pid 2>/dev/null &&
 	[ "$(sql "SELECT count(*) FROM samples")" = "$before" ]
 '

@@ -191,7 +191,7 @@ test_expect 'auto_online_blocks=online: a ZONE_NORMAL of its own, then it unplug
 '
 
 test_expect 'nothing left behind' '
-	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_done

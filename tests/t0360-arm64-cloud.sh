@@ -181,7 +181,7 @@ test_expect 'a host without the arm64 firmware: named, and refused before any up
 '
 
 test_expect 'nothing left behind' '
-	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_done

@@ -101,7 +101,7 @@ test_expect 'every workload stores every metric on the built 6.12' '
 '
 
 test_expect 'no domain and no NVDIMM file left' '
-	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_done

@@ -173,7 +173,7 @@ test_expect 'a rebased BAD whose merge-base moved already: upstream (4)' '
 '
 
 test_expect 'no domain and no NVDIMM file left' '
-	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_done

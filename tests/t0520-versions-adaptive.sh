@@ -124,7 +124,7 @@ test_expect 'v2 against its base: no regression, the claims are checked' '
 '
 
 test_expect 'no domain and no NVDIMM file left' '
-	no_domains_left && ! ls /dev/shm/mmci-* 2>/dev/null
+	nothing_left_behind
 '
 
 test_done

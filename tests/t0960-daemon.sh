@@ -129,8 +129,15 @@ test_expect 'kill -9 mid-run: the job child dies too, nothing stored is lost' '
 	     r.id = b.run_id WHERE r.job_id = 1 AND b.status = \"ok\"" > boots.before &&
 	cat samples.before boots.before &&
 	[ "$(cat samples.before)" -gt 0 ] &&
+	# the job child and its boot children, of this daemon: not those of
+	# another test next door
+	job=$(for p in $(descendants "$DAEMON_PID"); do
+		tr "\0" " " < /proc/$p/cmdline 2>/dev/null |
+			grep -q "test-series --series=1 " && echo $p; done; :) &&
+	echo "job processes: $job" && [ -n "$job" ] &&
+	job=$(proc_ids $job) &&
 	kill -9 "$DAEMON_PID" &&
-	i=0 && while pgrep -f "test-series --series=1 " > /dev/null; do
+	i=0 && while procs_running $job; do
 		i=$((i + 1)); [ $i -lt 60 ] || { echo "job child still alive"; exit 1; }
 		sleep 1; done &&
 	[ "$(sql "SELECT status FROM jobs WHERE id = 1")" = running ] &&

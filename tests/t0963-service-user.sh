@@ -121,10 +121,16 @@ test_expect 'kill -9 of the web server: the daemon starts it again' '
 '
 
 test_expect 'SIGTERM: the daemon stops with its web server and worker' '
+	web=$(child_of "$(cat daemon.pid)" "web --listen-fd") && [ -n "$web" ] &&
+	wait_for "[ -n \"\$(child_of $web render-loop)\" ]" &&
+	worker=$(child_of "$web" render-loop) &&
+	# the web server and worker of this daemon, not another mmci web of
+	# the service user on this host
+	ids=$(proc_ids $web $worker) && [ "$(echo $ids | wc -w)" = 2 ] &&
 	kill "$(cat daemon.pid)" &&
 	wait_for "! kill -0 $(cat daemon.pid) 2> /dev/null" && DPID= &&
 	wait_for "! pgrep -f \"$MMCI_DATA\" > /dev/null" &&
-	wait_for "! pgrep -u $user -f \"mmci web\" > /dev/null"
+	wait_for "! procs_running $ids"
 '
 
 test_expect '`mmci web` alone as root serves and renders as the service user' '
