@@ -23,7 +23,6 @@
 
 #include "arch.h"
 #include "build.h"
-#include "bundle.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
@@ -1057,8 +1056,8 @@ static int kbuild_record(struct kbuild *k)
 		   (long long)k->mc.objects, (long long)k->cold, res->id) < 0)
 		return -1;
 	/* the two config files travel in the run's bundle (bundle.h) */
-	if (bundle_store_text(k->db, dot_hash, k->dotconfig) < 0 ||
-	    bundle_store_text(k->db, k->frag_hash, k->fragment) < 0)
+	if (build_text_store_file(k->db, dot_hash, k->dotconfig) < 0 ||
+	    build_text_store_file(k->db, k->frag_hash, k->fragment) < 0)
 		warning("build #%lld: its config files are not kept for its "
 			"bundles", res->id);
 	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
@@ -1106,5 +1105,40 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 	ret = 0;
 out:
 	kbuild_release(&k);
+	return ret;
+}
+
+/* the texts table (migration 17) is the build stage's: one writer */
+int build_text_store(struct db *db, const char *sha1, const char *body)
+{
+	if (!sha1 || !*sha1 || !body)
+		return 0;
+	return db_run(db, "INSERT OR IGNORE INTO texts (sha1, body) VALUES "
+		      "(?, ?)", "tt", sha1, body);
+}
+
+int build_text_store_file(struct db *db, const char *sha1, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char now[41];
+	int ret;
+
+	if (!sha1 || !*sha1)
+		return 0;
+	if (db_int(db, 0, "SELECT count(*) FROM texts WHERE sha1 = ?", "t",
+		   sha1) > 0)
+		return 0;
+	if (strbuf_read_file(&sb, path, 0) < 0) {
+		strbuf_release(&sb);
+		return error_errno("cannot read '%s'", path);
+	}
+	hash_hex(sb.buf, sb.len, now);
+	if (strcmp(now, sha1)) {
+		strbuf_release(&sb);
+		return error("'%s' changed since it was used (sha1 %.12s, "
+			     "recorded %.12s)", path, now, sha1);
+	}
+	ret = build_text_store(db, sha1, sb.buf);
+	strbuf_release(&sb);
 	return ret;
 }

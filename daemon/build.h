@@ -86,4 +86,14 @@ int build_kconfig_inputs(git_repository *repo, const git_oid *commit,
 /* CONFIG_HZ from a .config file, 0 if absent */
 int config_hz(const char *dotconfig);
 
+/*
+ * The files a build used, kept by the SHA-1 of their content in the
+ * texts table (the config fragment and the final .config), so that a
+ * run's bundle is made from the database alone. build_text_store() keeps
+ * @body (once); build_text_store_file() the file @path, whose content
+ * must still have that SHA-1. Return: 0, or -1 after error().
+ */
+int build_text_store(struct db *db, const char *sha1, const char *body);
+int build_text_store_file(struct db *db, const char *sha1, const char *path);
+
 #endif

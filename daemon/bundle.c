@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "arch.h"
+#include "build.h"
 #include "bundle.h"
 #include "fetch.h"
 #include "fsutil.h"
@@ -20,33 +21,6 @@
 #include "util.h"
 
 /* ---- making one ------------------------------------------------------ */
-
-int bundle_store_text(struct db *db, const char *sha1, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char now[41];
-	int ret;
-
-	if (!sha1 || !*sha1)
-		return 0;
-	if (db_int(db, 0, "SELECT count(*) FROM texts WHERE sha1 = ?", "t",
-		   sha1) > 0)
-		return 0;
-	if (strbuf_read_file(&sb, path, 0) < 0) {
-		strbuf_release(&sb);
-		return error_errno("cannot read '%s'", path);
-	}
-	hash_hex(sb.buf, sb.len, now);
-	if (strcmp(now, sha1)) {
-		strbuf_release(&sb);
-		return error("'%s' changed since it was used (sha1 %.12s, "
-			     "recorded %.12s)", path, now, sha1);
-	}
-	ret = db_run(db, "INSERT OR IGNORE INTO texts (sha1, body) VALUES "
-		     "(?, ?)", "tt", sha1, sb.buf);
-	strbuf_release(&sb);
-	return ret;
-}
 
 /*
  * A JSON string of database text, or NULL after error(): JSON carries
@@ -750,9 +724,7 @@ static int import_build(const struct mmci_config *cfg, struct db *db,
 	*build_id = db_last_id(db);
 	/* the recorded .config, so that its text travels on */
 	if (json_string_value(json_object_get(dot, "text")))
-		ret = db_run(db, "INSERT OR IGNORE INTO texts (sha1, body) "
-			     "VALUES (?, ?)", "tt", js(dot, "sha1"),
-			     js(dot, "text"));
+		ret = build_text_store(db, js(dot, "sha1"), js(dot, "text"));
 	return ret;
 }
 

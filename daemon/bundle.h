@@ -32,12 +32,6 @@
 #define BUNDLE_FORMAT "mmci-bundle/1"
 
 /*
- * bundle_store_text() - keep the file @path whose SHA-1 is @sha1 in the
- * texts table (once). Return: 0, or -1 after error().
- */
-int bundle_store_text(struct db *db, const char *sha1, const char *path);
-
-/*
  * bundle_make() - the bundle of finished run @run_id.
  * Return: 0 with *@out a new reference, or -1 after error() (no such run,
  * still running, the database failed).
