@@ -64,7 +64,7 @@ endif
 LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
-	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/tree.o daemon/apply.o \
+	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/aim.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \
@@ -135,13 +135,41 @@ LONG_TESTS = $(wildcard tests/long/t[0-9]*.sh)
 SANITIZE_ENV = $(if $(SANITIZE),LSAN_OPTIONS='suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0' \
 	UBSAN_OPTIONS=print_stacktrace=1)
 
+# As root the tests drop to other users, who must reach the binary and the
+# project's files: the service user (mmci web, the daemon's polls), nobody
+# and the build user (the build sandbox, nginx's workers), and for make
+# test libvirt's QEMU user. A checkout below a directory closed to them
+# (a clone in `mktemp -d`, or in /root) is said at once, with the fix;
+# the tests' own files are then kept below /var/tmp (tests/lib.sh).
+REACH_USERS = $${MMCI_USER:-mmci} nobody $${MMCI_BUILD_USER:-mmci-build}
+define check_reach
+	@[ "$$(id -u)" = 0 ] && command -v setpriv > /dev/null || exit 0; \
+	closed=; d='$(CURDIR)'; while [ "$$d" != / ]; do \
+		[ -n "$$(find "$$d" -maxdepth 0 -perm -o=x)" ] || \
+			closed="$$d$${closed:+ $$closed}"; d=$$(dirname "$$d"); done; \
+	[ -n "$$closed" ] || exit 0; \
+	users=; for u in $(1); do getent passwd $$u > /dev/null || continue; \
+		setpriv --reuid=$$u --regid="$$(id -g $$u)" --clear-groups \
+			test -r '$(CURDIR)/web/style.css' 2>/dev/null || users="$$users $$u"; \
+	done; [ -n "$$users" ] || exit 0; \
+	acl=$$(echo $$users | sed 's/\([^ ]*\)/u:\1:x/g; s/ /,/g'); \
+	echo "error: the tests run as root drop to the users$$users, who cannot reach this checkout:"; \
+	for d in $$closed; do echo "  $$d is mode $$(stat -c %a "$$d")"; done; \
+	echo "let them pass (search, not list):  setfacl -m $$acl $$closed"; \
+	echo "or open it to all:                 chmod o+x $$closed"; \
+	echo "or run the tests in a clone that others may enter (docs/TESTING.md)"; \
+	exit 1
+endef
+
 # check builds in parallel (one job a CPU) unless make was given -j
 check:
+	$(call check_reach,$(REACH_USERS))
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all $(UNIT_TESTS)
 	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
 		prove $(PROVE_OPTS) $(UNIT_TESTS) $(CHECK_TESTS)
 
 test: setup
+	$(call check_reach,$(REACH_USERS) libvirt-qemu)
 	$(MAKE) all $(UNIT_TESTS)
 	prove $(PROVE_OPTS) $(UNIT_TESTS) tests/t[0-9]*.sh
 

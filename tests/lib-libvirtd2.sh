@@ -25,8 +25,8 @@
 #   libvirtd2_hosts DIR...           the test's hosts: each hides the
 #                                    checkout (LIBVIRTD2_HIDE=$SRC: the
 #                                    trash and the shared build cache are
-#                                    in it) and is stopped at the test's
-#                                    exit
+#                                    in it; and $TRASH when it is not)
+#                                    and is stopped at the test's exit
 #
 # A test registers its hosts at the top level (a case runs in a subshell,
 # where test_atexit would be lost):
@@ -71,7 +71,12 @@
 # reaped would look alive to libvirt (destroy would time out).
 
 libvirtd2_hosts() {
-	export LIBVIRTD2_HIDE="$SRC"
+	# the trash directory too when it is not in the checkout (lib.sh
+	# keeps it below /var/tmp for a checkout closed to others)
+	case $TRASH in
+	"$SRC"/*) export LIBVIRTD2_HIDE="$SRC" ;;
+	*) export LIBVIRTD2_HIDE="$SRC $TRASH" ;;
+	esac
 	for d in "$@"; do
 		test_atexit "libvirtd2_stop '$d'"
 	done

@@ -36,7 +36,9 @@ TEST_NAME=$(basename "$0" .sh)
 SRC=$(cd "$(dirname "$0")" && while [ ! -f tests/lib.sh ] && [ "$PWD" != / ]; do
 	cd ..; done && pwd)
 MMCI=${MMCI_BIN:-$SRC/mmci}	# MMCI_BIN: another build of mmci under test
-TRASH="$SRC/tests/trash.$TEST_NAME"
+# the trash directory, tests/trash.<name>; see test_make_trash below
+TRASH_LINK="$SRC/tests/trash.$TEST_NAME"
+TRASH=$TRASH_LINK
 FIXTURES=${MMCI_FIXTURES:-$SRC/../shared/fixtures/mbox}
 VERBOSE=0
 test_run=
@@ -165,8 +167,60 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-rm -rf "$TRASH"
-mkdir -p "$TRASH"
+# test_open_to_all DIR: whether every user may pass through DIR and
+# every directory above it (the mode's x bit for others, which is what
+# mmci checks before it hands a database to the service user)
+test_open_to_all() {
+	td=$1
+	while :; do
+		[ -n "$(find "$td" -maxdepth 0 -perm -o=x 2>/dev/null)" ] ||
+			return 1
+		[ "$td" != / ] || return 0
+		td=$(dirname "$td")
+	done
+}
+
+# test_remove_trash: the trash directory, and when it was elsewhere
+# (below TRASH_TMP) the directory made for it and the link to it; a
+# link left by an earlier run is followed only to a directory of this
+# user named as test_make_trash names it
+test_remove_trash() {
+	if [ -L "$TRASH_LINK" ]; then
+		told=$(readlink "$TRASH_LINK")
+		case $told in
+		/*/mmci-trash.*/trash.$TEST_NAME)
+			[ ! -O "${told%/*}" ] || rm -rf "${told%/*}" ;;
+		esac
+		rm -f "$TRASH_LINK"
+	fi
+	rm -rf "$TRASH_LINK"
+}
+
+# test_make_trash: a fresh trash directory. The users a test drops to
+# (the service user of `mmci web` and the daemon, the build user and
+# nobody in the build sandbox, nginx's workers) must reach the files in
+# it: when the checkout is below a directory closed to others (a clone
+# in `mktemp -d`, or in /root), the trash directory is made below
+# TRASH_TMP (default /var/tmp: not /tmp, which the build sandbox
+# replaces with its own), a new 0755 directory each run, and
+# tests/trash.<name> is a symbolic link to it
+TRASH_TMP=${MMCI_TEST_TMP:-/var/tmp}
+test_make_trash() {
+	test_remove_trash
+	if test_open_to_all "$SRC/tests"; then
+		mkdir -p "$TRASH" && return 0
+		return 1
+	fi
+	test_open_to_all "$TRASH_TMP" || {
+		echo "error: $SRC is below a directory closed to others, and so is $TRASH_TMP (MMCI_TEST_TMP)" >&2
+		return 1
+	}
+	tt=$(mktemp -d "$TRASH_TMP/mmci-trash.XXXXXX") && chmod 755 "$tt" &&
+	TRASH="$tt/trash.$TEST_NAME" && mkdir "$TRASH" &&
+	ln -s "$TRASH" "$TRASH_LINK"
+}
+
+test_make_trash || test_fatal "$TEST_NAME: cannot make its trash directory"
 cd "$TRASH" || exit 1
 export MMCI_DB="$TRASH/mmci.db"
 export MMCI_DATA="$TRASH/var"
@@ -242,7 +296,7 @@ skip_all() {
 	fi
 	echo "1..0 # SKIP $*"
 	test_cleanup
-	cd "$SRC" && rm -rf "$TRASH"
+	cd "$SRC" && test_remove_trash
 	exit 0
 }
 
@@ -250,7 +304,7 @@ test_done() {
 	test_cleanup
 	echo "1..$test_count"
 	if [ $test_failed = 0 ]; then
-		cd "$SRC" && rm -rf "$TRASH"
+		cd "$SRC" && test_remove_trash
 		exit 0
 	fi
 	say "$test_failed of $test_count failed; kept $TRASH"

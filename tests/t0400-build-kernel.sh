@@ -10,8 +10,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # relative on purpose, as in `make demo` (./var): mmci makes them absolute
-export MMCI_DATA="../../var"
-export MMCI_TREE="../../var/linux"
+# (../../var from the trash directory, longer when lib.sh keeps it
+# outside the checkout)
+export MMCI_DATA="$(realpath -m --relative-to="$TRASH" "$SRC/var")"
+export MMCI_TREE="$MMCI_DATA/linux"
 [ -f /usr/src/linux-source-6.12.tar.xz ] ||
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 
