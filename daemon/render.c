@@ -39,11 +39,13 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "util.h"
+#include "aim.h"
 #include "attribution.h"
 #include "changepoint.h"
 #include "claims.h"
 #include "workload.h"
 #include "render.h"
+#include "series-job.h"
 
 #define WEB_BUSY_MS 30000		/* ms the renderer waits for a writer */
 #define WEB_LIST_LIMIT 50		/* rows in the lists of / */
@@ -1357,11 +1359,15 @@ static void page_run(struct page *pg, long long id)
 	struct run_row r = { 0 };
 	struct strbuf t = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
-	long long prev;
+	long long prev, n = 0;
 	char *title;
 
-	if (db_int(&pg->db, 0, "SELECT count(*) FROM runs WHERE id = ?", "i",
-		   id) != 1) {
+	if (db_int_checked(&pg->db, &n, "SELECT count(*) FROM runs WHERE "
+			   "id = ?", "i", id) < 0) {
+		page_fail(pg, 500, "error", "cannot read the run");
+		return;
+	}
+	if (n != 1) {
 		title = xstrfmt("no run #%lld", id);
 		not_found(pg, title);
 		free(title);
@@ -1606,10 +1612,15 @@ static void page_compare(struct page *pg, long long a, long long b)
 	};
 	struct run_comparison rc;
 	char *title, *why;
+	long long n = 0;
 	size_t i;
 
-	if (db_int(&pg->db, 0, "SELECT count(*) FROM runs WHERE id IN (?, ?)",
-		   "ii", a, b) < (a == b ? 1 : 2)) {
+	if (db_int_checked(&pg->db, &n, "SELECT count(*) FROM runs WHERE id "
+			   "IN (?, ?)", "ii", a, b) < 0) {
+		page_fail(pg, 500, "error", "cannot read the runs");
+		return;
+	}
+	if (n < (a == b ? 1 : 2)) {
 		title = xstrfmt("no run #%lld or no run #%lld", a, b);
 		not_found(pg, title);
 		free(title);
@@ -2036,9 +2047,22 @@ static void web_series_extra(struct page *pg, long long series_id)
 			struct strbuf v = STRBUF_INIT;
 			int regressed;
 
-			/* the headline names each patch whose step regressed */
-			regressed = attribution_verdict(a.nr > 2 ? &a : NULL,
-							&rc, &v);
+			struct aim aim = AIM_INIT;
+
+			/* the job's one verdict, as the command and the mail */
+			regressed = series_job_verdict(&pg->db, job, &a, &v);
+			if (series_job_aim(&pg->db, job, &aim) > 0) {
+				struct strbuf w = STRBUF_INIT;
+
+				aim_workloads(aim.workloads, &w);
+				strbuf_addstr(&pg->out, "<p id=\"aim\">measured: ");
+				html_esc(&pg->out, w.buf);
+				strbuf_addstr(&pg->out, ", because ");
+				html_esc(&pg->out, aim.why.buf);
+				strbuf_addstr(&pg->out, "</p>\n");
+				strbuf_release(&w);
+			}
+			aim_release(&aim);
 			strbuf_addf(&pg->out, "<p id=\"series-verdict\" "
 				    "class=\"%s\">job #%lld: verdict: ",
 				    regressed || rc.worse ? "v-worse" :
@@ -2784,6 +2808,7 @@ static void page_branch(struct page *pg, const char *remote,
 	struct branch br = { .remote = remote, .name = name };
 	struct run_value *metrics = NULL;
 	size_t nr = 0, alloc = 0, i, j;
+	long long jobs = 0;
 	char *title;
 
 	if (branch_load_nights(pg, &br) < 0 ||
@@ -2794,10 +2819,18 @@ static void page_branch(struct page *pg, const char *remote,
 		return;
 	}
 	title = xstrfmt("%s/%s: nightly", remote, name);
-	if (!br.nr && !db_int(&pg->db, 0, "SELECT count(*) FROM jobs j JOIN "
-			      "heads h ON h.id = j.head_id WHERE j.kind = "
-			      "'nightly' AND h.remote = ? AND h.branch = ?",
-			      "tt", remote, name)) {
+	if (!br.nr && db_int_checked(&pg->db, &jobs, "SELECT count(*) FROM "
+				     "jobs j JOIN heads h ON h.id = j.head_id "
+				     "WHERE j.kind = 'nightly' AND h.remote = "
+				     "? AND h.branch = ?", "tt", remote,
+				     name) < 0) {
+		free(title);
+		page_fail(pg, 500, "error", "cannot read the branch's nightly "
+			  "jobs");
+		branch_release(&br);
+		return;
+	}
+	if (!br.nr && !jobs) {
 		free(title);
 		title = xstrfmt("no nightly job measured %s/%s", remote, name);
 		not_found(pg, title);
@@ -3148,8 +3181,12 @@ static void store_bundle(struct renderer *r, long long id)
 	json_t *b = NULL;
 	char *rel;
 
-	if (db_int(&r->db, 0, "SELECT count(*) FROM runs WHERE id = ? AND "
-		   "status != 'running'", "i", id) != 1)
+	long long done = 0;
+
+	if (db_int_checked(&r->db, &done, "SELECT count(*) FROM runs WHERE "
+			   "id = ? AND status != 'running'", "i", id) < 0)
+		warning("run #%lld: its bundle was not written", id);
+	if (done != 1)
 		return;
 	rel = xstrfmt("bundle/%lld.json.gz", id);
 	if (bundle_make(&r->db, id, &b) < 0 || bundle_gzip(b, &gz) < 0 ||
@@ -3358,12 +3395,16 @@ static int expand_key(struct renderer *r, struct keyset *ks, const char *key)
 static int store_ids(struct renderer *r)
 {
 	struct strbuf sb = STRBUF_INIT;
+	long long runs = 0, series = 0;
 	int ret;
 
-	strbuf_addf(&sb, "runs %lld\nseries %lld\n",
-		    db_int(&r->db, 0, "SELECT coalesce(max(id), 0) FROM runs", ""),
-		    db_int(&r->db, 0, "SELECT coalesce(max(id), 0) FROM series",
-			   ""));
+	/* a failed read is not "no run": the server would 404 them all */
+	if (db_int_checked(&r->db, &runs, "SELECT coalesce(max(id), 0) FROM "
+			   "runs", "") < 0 ||
+	    db_int_checked(&r->db, &series, "SELECT coalesce(max(id), 0) "
+			   "FROM series", "") < 0)
+		return -1;
+	strbuf_addf(&sb, "runs %lld\nseries %lld\n", runs, series);
 	ret = store(r, ".ids", &sb);
 	strbuf_release(&sb);
 	return ret;

@@ -4,7 +4,8 @@
 # 30 runs, 60 series), a table is replaced by a view that raises an
 # error on one row ("integer overflow" from abs()), so that a query fails
 # while it steps, after rows were read: the list of series of a full
-# render, the samples of one run behind the index's metrics. The pass
+# render, the samples of one run behind the index's metrics, a run (not
+# a missing one: its page must not go). The pass
 # must say so (error lines, exit 1), keep the keys dirty (the full
 # render's 'all', the index's) and the last good page, and render them
 # once the rows can be read again. Check tier: no VM, a few seconds.
@@ -79,6 +80,25 @@ test_expect 'the samples readable again, the index is written and clean' '
 	[ "$(sql "SELECT count(*) FROM pages_dirty")" = 0 ] &&
 	[ -f "$WWW/.cache/20" ] &&
 	grep -q "rebind_memmap.*(30 runs)" "$WWW/index.html"
+'
+
+test_expect 'a run that cannot be read is no missing run: its page stays' '
+	cp "$WWW/run/25.html" run25.before &&
+	sql "ALTER TABLE runs RENAME TO runs_t;
+	     CREATE VIEW runs AS SELECT * FROM runs_t
+		WHERE CASE WHEN id = 25 THEN $BOOM ELSE 1 END;
+	     INSERT INTO pages_dirty (key) VALUES ('"'"'run/25'"'"')" &&
+	set +e; "$MMCI" web --render > out 2> err; rc=$?; set -e &&
+	cat err &&
+	[ $rc = 1 ] &&
+	grep -q "^error: run #25: cannot read which pages show it" err &&
+	grep -q "^error: page '"'"'run/25.html'"'"' failed (HTTP 500), the old one stays" err &&
+	cmp run25.before "$WWW/run/25.html" &&
+	[ "$(sql "SELECT count(*) FROM pages_dirty WHERE key = '"'"'run/25'"'"'")" = 1 ] &&
+	sql "DROP VIEW runs; ALTER TABLE runs_t RENAME TO runs" &&
+	"$MMCI" web --render > out 2> err &&
+	[ "$(sql "SELECT count(*) FROM pages_dirty")" = 0 ] &&
+	cmp run25.before "$WWW/run/25.html"
 '
 
 test_done
