@@ -237,7 +237,7 @@ INSTALL ?= install
 # what mmci reads through project_path() and cfg->project_dir
 INSTALL_PROGS = $(RUNNERS) vm-images/init vm-images/mkinitramfs.sh
 # (every fragment: `mmci reproduce` looks for a build's one by name)
-INSTALL_DATA = vm-images/domain.xml.in \
+INSTALL_DATA = vm-images/domain.xml.in kernel-patches/aim.map \
 	$(wildcard kernel-patches/config/*.config) \
 	$(wildcard kernel-patches/recipes/*.recipe) \
 	runner/mmci-bench/mmci_bench.c runner/mmci-bench/Kbuild web/style.css \

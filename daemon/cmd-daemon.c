@@ -56,6 +56,7 @@
 
 #include <jansson.h>
 
+#include "aim.h"
 #include "base.h"
 #include "builtin.h"
 #include "config.h"
@@ -296,6 +297,7 @@ static const char **job_argv(struct daemon *d, long long id, char **note,
 	size_t nr = 0, alloc = 0;
 	struct strbuf tmp = STRBUF_INIT;
 	char *kind = NULL, *ref = NULL, *params = NULL;
+	struct aim aim = AIM_INIT;
 	long long series = 0;
 	double created = 0;
 	int step;
@@ -354,6 +356,30 @@ static const char **job_argv(struct daemon *d, long long id, char **note,
 		free(base);
 		if (config_number("MMCI_PER_PATCH"))
 			argv_push(&argv, &nr, &alloc, xstrdup("--per-patch"));
+		/* what the series changes, chosen by the ingest (aim.h);
+		 * every value checked before it is an option; MMCI_RUN_ARGS
+		 * comes after and overrides it */
+		switch (aim_from_params(params, &aim)) {
+		case 1: {
+			struct strbuf w = STRBUF_INIT;
+
+			aim_workloads(aim.workloads, &w);
+			argv_push(&argv, &nr, &alloc,
+				  xstrfmt("--workloads=%s", w.buf));
+			if (aim.nvdimm_mib)
+				argv_push(&argv, &nr, &alloc,
+					  xstrfmt("--nvdimm=%lldM",
+						  aim.nvdimm_mib));
+			strbuf_release(&w);
+			break;
+		}
+		case 0:
+			break;
+		default:
+			aim_release(&aim);
+			goto fail_said;
+		}
+		aim_release(&aim);
 	} else if (!strcmp(kind, "nightly")) {
 		argv_push(&argv, &nr, &alloc, xstrdup("nightly"));
 	} else if (!strcmp(kind, "bisect") && ref && strstr(ref, "..")) {

@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <time.h>
 
+#include "aim.h"
 #include "builtin.h"
 #include "claims.h"
 #include "config.h"
@@ -412,6 +413,46 @@ static int same_origin(const char *a, const char *b)
 }
 
 /*
+ * The options of series @id's job, as JSON (aim.h): the workloads and the
+ * size its paths and claims call for, from kernel-patches/aim.map
+ * (MMCI_AIM_MAP). NULL, with a warning, when the map cannot be read: the
+ * job then runs on the defaults of `mmci run`.
+ */
+static char *series_aim(const struct mmci_config *cfg, struct db *db,
+			long long id)
+{
+	const char *env = getenv("MMCI_AIM_MAP");
+	char *path = env && *env ? xstrdup(env) :
+				   project_path(cfg, "kernel-patches/aim.map");
+	struct aim_map map;
+	struct aim a = AIM_INIT;
+	char *json = NULL;
+
+	if (aim_map_load(path, &map) < 0) {
+		warning("series #%lld: no aim (%s): its job runs on the "
+			"defaults", id, last_error());
+		free(path);
+		return NULL;
+	}
+	if (aim_series(db, id, &map, config_number("MMCI_AIM_MAX_NVDIMM") >> 20,
+		       &a) == 0) {
+		struct strbuf w = STRBUF_INIT;
+
+		aim_workloads(a.workloads, &w);
+		printf("  aim: %s: %s\n", w.buf, a.why.buf);
+		json = aim_params_json(&a);
+		strbuf_release(&w);
+	} else {
+		warning("series #%lld: no aim (%s): its job runs on the "
+			"defaults", id, last_error());
+	}
+	aim_release(&a);
+	aim_map_release(&map);
+	free(path);
+	return json;
+}
+
+/*
  * One entry that opens a series: fetch its thread unless it was decided
  * before, keep it if it touches the filter's paths. Returns -1 only when
  * the database fails; a bad thread is a decision like any other.
@@ -429,7 +470,7 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 	struct series s = { 0 };
 	size_t nr_mails = 0, nr_paths = 0;
 	long long series_id = 0, job_id = 0;
-	char *turl = NULL, *msgid, *decision = NULL;
+	char *turl = NULL, *msgid, *decision = NULL, *params;
 	sqlite3_stmt *q;
 	int ret = -1, rc;
 
@@ -506,8 +547,12 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 			decision = xstrfmt("error: %s", last_error());
 			goto decided;
 		}
-		/* one job per series, however many entries lead to it */
-		job_id = job_queue_series(db, series_id, NULL);
+		/* one job per series, however many entries lead to it,
+		 * aimed at what it changes (aim.h), here where mail is
+		 * parsed: the daemon only checks the values */
+		params = series_aim(cfg, db, series_id);
+		job_id = job_queue_series(db, series_id, params, NULL);
+		free(params);
 		if (job_id < 0)
 			goto out;
 		decision = xstrdup("kept");

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "aim.h"
 #include "attribution.h"
 #include "claims.h"
 #include "builtin.h"
@@ -25,6 +26,7 @@
 #include "job.h"
 #include "report.h"
 #include "run.h"
+#include "series-job.h"
 #include "smtp.h"
 #include "strbuf.h"
 #include "util.h"
@@ -136,6 +138,17 @@ static int decide(struct db *db, long long job, long long series,
 	pin.claims = cc.v;
 	pin.nr_claims = cc.nr;
 	mail = report_policy(&pin, reason);
+	if (job) {
+		struct aim aim = AIM_INIT;
+
+		/* a smoke run outside mmci's scope is never mailed */
+		if (series_job_aim(db, job, &aim) > 0 && !aim.in_scope) {
+			strbuf_reset(reason);
+			strbuf_addf(reason, "%s", aim.why.buf);
+			mail = 0;
+		}
+		aim_release(&aim);
+	}
 	if (attribution_verdict(pin.attr, rc, &v) > 0) {
 		strbuf_addbuf(headline, &v);
 		attribution_regressed_patches(pin.attr, regressed);

@@ -71,7 +71,8 @@ long long job_queue(struct db *db, const char *kind, long long series_id,
 	return db_last_id(db);
 }
 
-long long job_queue_series(struct db *db, long long series_id, int *queued)
+long long job_queue_series(struct db *db, long long series_id,
+			   const char *params, int *queued)
 {
 	long long id = 0;
 	int rc;
@@ -84,7 +85,7 @@ long long job_queue_series(struct db *db, long long series_id, int *queued)
 			    "'series' AND series_id = ? ORDER BY id LIMIT 1",
 			    "i", series_id);
 	if (rc == 0) {
-		id = job_queue(db, "series", series_id, 0, NULL, NULL);
+		id = job_queue(db, "series", series_id, 0, NULL, params);
 		if (queued && id > 0)
 			*queued = 1;
 	}

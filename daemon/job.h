@@ -7,6 +7,8 @@
 #ifndef MMCI_JOB_H
 #define MMCI_JOB_H
 
+#include <stddef.h>
+
 struct db;
 
 /*
@@ -39,11 +41,13 @@ long long job_queue(struct db *db, const char *kind, long long series_id,
  * job_queue_series() - the 'series' job of series @series_id: the first
  * one there is, else a new queued one. The check and the insert are one
  * transaction, so two ingests of one series queue one job.
+ * @params: JSON of the job's options (its aim, aim.h), NULL none
  * @queued: set to 1 when a job was queued now, 0 when one was there
  * (may be NULL)
  * Return: the job's id, or -1 after error().
  */
-long long job_queue_series(struct db *db, long long series_id, int *queued);
+long long job_queue_series(struct db *db, long long series_id,
+			   const char *params, int *queued);
 
 /*
  * job_claim() - the daemon takes queued job @id for the child it is about

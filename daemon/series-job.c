@@ -5,6 +5,7 @@
  */
 #include <jansson.h>
 
+#include "aim.h"
 #include "attribution.h"
 #include "claims.h"
 #include "compare.h"
@@ -271,10 +272,45 @@ static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 	return 0;
 }
 
+int series_job_aim(struct db *db, long long job, struct aim *a)
+{
+	char *params = NULL;
+	sqlite3_stmt *st = db_query(db, "SELECT params FROM jobs WHERE id = ?",
+				    "i", job);
+	int rc, ret;
+
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		params = xstrdup(db_col_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	ret = aim_from_params(params, a);
+	free(params);
+	return ret;
+}
+
+int series_job_verdict(struct db *db, long long job,
+		       const struct attribution *a, struct strbuf *out)
+{
+	struct aim aim = AIM_INIT;
+	int regressed, has_aim = series_job_aim(db, job, &aim);
+
+	if (has_aim > 0 && !aim.in_scope)
+		strbuf_addstr(out, "OUTSIDE MMCI'S SCOPE (a smoke run only): ");
+	regressed = attribution_verdict(attribution_per_patch(a) ? a : NULL,
+					attribution_series(a), out);
+	aim_release(&aim);
+	return has_aim < 0 ? -1 : regressed;
+}
+
 int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o)
 {
 	struct attribution attr = { 0 };
+	struct aim aim = AIM_INIT;
 	const struct run_comparison *rc;
 	int per_patch, ret = -1;
 
@@ -283,8 +319,17 @@ int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		goto out;
 	rc = attribution_series(&attr);
 	per_patch = attribution_per_patch(&attr);
-	o->regressed_steps = attribution_verdict(per_patch ? &attr : NULL, rc,
-						 verdict);
+	o->regressed_steps = series_job_verdict(db, job, &attr, verdict);
+	if (o->regressed_steps < 0)
+		goto out;
+	if (series_job_aim(db, job, &aim) > 0) {
+		struct strbuf w = STRBUF_INIT;
+
+		aim_workloads(aim.workloads, &w);
+		strbuf_addf(out, "measured: %s, because %s\n\n", w.buf,
+			    aim.why.buf);
+		strbuf_release(&w);
+	}
 	o->base_run = rc->base_id;
 	o->new_run = rc->new_id;
 	o->worse = rc->worse;
@@ -303,6 +348,7 @@ int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 	}
 	ret = 0;
 out:
+	aim_release(&aim);
 	attribution_release(&attr);
 	return ret;
 }

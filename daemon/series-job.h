@@ -41,6 +41,25 @@ int series_job_run(const struct mmci_config *cfg, struct db *db,
 		   struct measure_args *ma, const struct series_job_request *req,
 		   int *worse);
 
+struct aim;
+struct attribution;
+
+/*
+ * series_job_aim() - what job @job was aimed at (its params, aim.h).
+ * Return: 1 an aim, 0 none (a job queued by hand, or before aims), -1
+ * after error().
+ */
+int series_job_aim(struct db *db, long long job, struct aim *a);
+
+/*
+ * series_job_verdict() - the job's one verdict in @out: its steps'
+ * (attribution_verdict()), said to be a smoke run outside mmci's scope
+ * when its aim is. Return: the patches' own regressions, or -1 after
+ * error().
+ */
+int series_job_verdict(struct db *db, long long job,
+		       const struct attribution *a, struct strbuf *out);
+
 /* what series_job_summary() found */
 struct series_job_outcome {
 	long long base_run, new_run;

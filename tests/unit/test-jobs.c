@@ -31,13 +31,13 @@ static void test_queue(struct db *db)
 		      "created_at > 0 AND attempts = 0 AND owner IS NULL", "i",
 		      id), 1, "job_queue: a queued row with what was given");
 
-	id = job_queue_series(db, 1, &queued);
+	id = job_queue_series(db, 1, NULL, &queued);
 	ok(id > 0 && queued == 1, "job_queue_series: a new job");
 	is_int(db_int(db, 0, "SELECT count(*) FROM jobs WHERE id = ? AND "
 		      "kind = 'series' AND series_id = 1 AND status = "
 		      "'queued' AND series_ref IS NULL", "i", id), 1,
 	       "job_queue_series: a queued series job");
-	is_int(job_queue_series(db, 1, &queued), id,
+	is_int(job_queue_series(db, 1, NULL, &queued), id,
 	       "job_queue_series again: the same job");
 	is_int(queued, 0, "job_queue_series again: none queued");
 
@@ -70,7 +70,7 @@ static void test_race(const char *path)
 				_exit(3);
 			if (read(fd[0], &c, 1) != 1)
 				_exit(4);
-			if (job_queue_series(&cdb, 2, &q) < 0)
+			if (job_queue_series(&cdb, 2, NULL, &q) < 0)
 				_exit(2);
 			db_close(&cdb);
 			_exit(q ? 0 : 1);
