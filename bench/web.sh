@@ -3,6 +3,9 @@
 # runs, 2,500 samples in each of the newest 500, 2,000 series
 # (bench/web-gen.sh, straight into SQLite). Prints the targets and what
 # was measured:
+#   - a first full render (`mmci web --render --all`: every run page and
+#     bundle, the newest runs' compare pages, every series, the metric
+#     pages): < 60 s
 #   - rendering one finished job's pages (its 2 runs, their compare
 #     pages, the series, the index, 5 metric pages): < 1 s
 #   - a normal request with 200 slow clients attached (each from its own
@@ -23,6 +26,9 @@ PER=${BENCH_WEB_PER:-2500} SERIES=${BENCH_WEB_SERIES:-2000}
 DIR=${BENCH_WEB_DIR:-}
 if [ -z "$DIR" ]; then
 	DIR=$(mktemp -d /tmp/mmci-bench-web.XXXXXX)
+	# run as root, mmci reads the database as its service user
+	# (MMCI_USER), who must reach it: mktemp made the directory 0700
+	chmod 755 "$DIR"
 	trap 'rm -rf "$DIR"' EXIT
 fi
 PREV=$((RUNS - 1)) PREV2=$((RUNS - 2))
@@ -39,6 +45,14 @@ PATHS="--path / --path /run/$RUNS --path /run/$((RUNS / 2))
 # (date, not python3: a pyenv shim takes a second under load)
 now() { date +%s.%N; }
 since() { echo "$1 $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }'; }
+# CPU seconds of the children between two `times` outputs (run in this
+# shell, not in a $(...): a subshell has children of its own)
+cpu_diff() {
+	awk 'FNR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		t = u[1] * 60 + u[2] + s[1] * 60 + s[2]
+		if (NR == FNR) a = t; else b = t }
+	     END { printf "%.1f", b - a }' "$1" "$2"
+}
 field() {
 	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"
 }
@@ -53,13 +67,21 @@ bench() {
 	sh "$SRC/bench/web-gen.sh" "$MMCI_DB" $RUNS $SAMPLED $PER $SERIES
 	echo "$name: database generated in $(since "$t") s" \
 	     "($(sqlite3 "$MMCI_DB" 'SELECT count(*) FROM samples') samples)"
-	renders=0
+	renders=0 first=-
 	if "$bin" web --help | grep -q -- --render; then
 		renders=1
 		t=$(now)
-		"$bin" web --render --all > /dev/null 2> "$d/render-all.err"
-		echo "$name: every page rendered in $(since "$t") s" \
-		     "($(find "$MMCI_DATA/www" -name '*.html' | wc -l) files)"
+		times > "$d/cpu0"
+		"$bin" web --render --all > /dev/null 2> "$d/render-all.err" ||
+			echo "$name: the first render failed:" \
+			     "$(grep -c '^error:' "$d/render-all.err") error(s)" \
+			     "in $d/render-all.err"
+		times > "$d/cpu1"
+		first="$(since "$t") s, $(cpu_diff "$d/cpu0" "$d/cpu1") s CPU"
+		echo "$name: every page rendered in $first" \
+		     "($(find "$MMCI_DATA/www" -name '*.html' | wc -l) files," \
+		     "$(find "$MMCI_DATA/www/bundle" -name '*.json.gz' |
+			wc -l) bundles)"
 		sh "$SRC/bench/web-gen.sh" --finish "$MMCI_DB"
 		t=$(now)
 		"$bin" web --render > "$d/render-job.out" 2> "$d/render-job.err"
@@ -78,8 +100,18 @@ bench() {
 	done
 	port=$(sed -n 's/.*listening on port \([0-9]*\)$/\1/p' "$d/web.out")
 	if [ $renders = 1 ]; then
+		# a page that fails stays dirty: then say so and stop
+		i=0
 		until [ "$(sqlite3 "$MMCI_DB" 'SELECT count(*) FROM pages_dirty')" = 0 ]
-		do sleep 0.2; done
+		do
+			i=$((i + 1))
+			[ $i -lt 600 ] || {
+				echo "$name: pages still dirty after 2 minutes:"
+				sqlite3 "$MMCI_DB" 'SELECT key FROM pages_dirty'
+				kill "$pid"; wait "$pid" || :
+				cat "$d/web.err"; exit 1; }
+			sleep 0.2
+		done
 	else
 		# rendering per request: the job's pages, timed as requests
 		t=$(now)
@@ -107,13 +139,15 @@ bench() {
 	printf '%s: p50 %s ms, p99 %s ms with 200 slow clients (target < 100);' \
 	       "$name" "$(field "$d/slow.json" 'd["p50_ms"]')" \
 	       "$(field "$d/slow.json" 'd["p99_ms"]')"
-	printf ' %s of %s answered 200 from 50 clients at once\n' \
+	printf ' %s of %s answered 200 from 50 clients at once;' \
 	       "$(field "$d/conc.json" 'd["answered_200"]')" \
 	       "$(field "$d/conc.json" 'd["requests"]')"
+	printf ' first full render %s (target < 60 s)\n' "$first"
 }
 
-echo "targets: one job's pages < 1 s; p50/p99 < 100 ms with 200 slow" \
-     "clients; 50 clients at once all answered"
+echo "targets: a first full render < 60 s; one job's pages < 1 s;" \
+     "p50/p99 < 100 ms with 200 slow clients; 50 clients at once all" \
+     "answered"
 if [ -n "${BENCH_WEB_BEFORE:-}" ]; then
 	bench before "$BENCH_WEB_BEFORE"
 fi
