@@ -225,6 +225,13 @@ cd "$TRASH" || exit 1
 export MMCI_DB="$TRASH/mmci.db"
 export MMCI_DATA="$TRASH/var"
 export MMCI_PROJECT="$SRC"
+# a home that cannot be written (nobody's /nonexistent, as `su nobody`
+# leaves it): one in the trash directory, where ccache's cache and the
+# tools' settings can be made
+if [ ! -d "${HOME:-/nonexistent}" ] || [ ! -w "${HOME:-/nonexistent}" ]; then
+	export HOME="$TRASH/home"
+	mkdir -p "$HOME"
+fi
 
 say() { echo "# $*"; }
 
