@@ -245,7 +245,7 @@ int aim_choose(const struct aim_map *m, const char *const *paths,
 {
 	unsigned pmem = 0;
 	long long want = 0;
-	size_t i, j, unmatched = 0;
+	size_t i, j, unmatched = 0, *rule_of;
 
 	out->in_scope = 0;
 	out->workloads = 0;
@@ -254,25 +254,47 @@ int aim_choose(const struct aim_map *m, const char *const *paths,
 	workload_bit("fsdax", &pmem);
 	workload_bit("devdax", &pmem);
 	workload_bit("kmem", &pmem);
+	/* which rule decides for each path: the first that matches */
+	rule_of = xcalloc(nr_paths ? nr_paths : 1, sizeof(*rule_of));
 	for (i = 0; i < nr_paths; i++) {
 		for (j = 0; j < m->nr; j++)
 			if (aim_match(m->r[j].pattern, paths[i]))
 				break;
+		rule_of[i] = j;
 		if (j == m->nr) {
 			unmatched++;
 			continue;
 		}
 		out->in_scope = 1;
-		/* one reason per rule, however many of its paths */
-		if (!(out->workloads & m->r[j].workloads) ||
-		    (~out->workloads & m->r[j].workloads)) {
-			say(&out->why, "%s -> ", paths[i]);
-			say_workloads(&out->why, m->r[j].workloads);
-		}
 		out->workloads |= m->r[j].workloads;
 		if (m->r[j].nvdimm_mib > want)
 			want = m->r[j].nvdimm_mib;
 	}
+	/* one reason per set of workloads: "a.c, b.c -> vmap,vmalloc" */
+	for (i = 0; i < nr_paths; i++) {
+		size_t k, n = 0;
+
+		if (rule_of[i] == m->nr)
+			continue;
+		for (k = 0; k < i; k++)
+			if (rule_of[k] < m->nr && m->r[rule_of[k]].workloads ==
+			    m->r[rule_of[i]].workloads)
+				break;
+		if (k < i)
+			continue;	/* said with the first of them */
+		for (k = i; k < nr_paths; k++) {
+			if (rule_of[k] == m->nr || m->r[rule_of[k]].workloads !=
+			    m->r[rule_of[i]].workloads)
+				continue;
+			if (n++)
+				strbuf_addf(&out->why, ", %s", paths[k]);
+			else
+				say(&out->why, "%s", paths[k]);
+		}
+		strbuf_addstr(&out->why, " -> ");
+		say_workloads(&out->why, m->r[rule_of[i]].workloads);
+	}
+	free(rule_of);
 	if (!out->in_scope) {
 		strbuf_addf(&out->why, "outside mmci's scope: none of its %zu "
 			    "path(s) is in kernel-patches/aim.map; a smoke "

@@ -472,6 +472,18 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 		job_set_base_note(&d->db, id, note);
 		free(note);
 	}
+	{
+		/* what the job was asked to do, above what it says */
+		FILE *f = fopen(s->log, "a");
+
+		if (f) {
+			fputs("job:", f);
+			for (i = 1; s->argv[i]; i++)
+				fprintf(f, " %s", s->argv[i]);
+			fputc('\n', f);
+			fclose(f);
+		}
+	}
 	memset(&s->cp, 0, sizeof(s->cp));
 	s->cp.argv = s->argv;
 	s->cp.log_path = s->log;
