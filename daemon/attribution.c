@@ -289,29 +289,70 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 /* at most this many regressed steps are named; the rest are counted */
 #define VERDICT_MAX_NAMED 4
 
+/* the worse metric of @own with the largest change in @workload */
+static const struct metric_comparison *
+largest_worse(const struct run_comparison *own, const char *workload)
+{
+	const struct metric_comparison *best = NULL;
+	size_t j;
+
+	for (j = 0; j < own->nr; j++) {
+		const struct metric_comparison *m = &own->m[j];
+
+		if (m->c.verdict != VERDICT_WORSE ||
+		    strcmp(m->workload, workload))
+			continue;
+		if (!best || (!isnan(m->c.change_pct) &&
+			      (isnan(best->c.change_pct) ||
+			       m->c.change_pct > best->c.change_pct)))
+			best = m;
+	}
+	return best;
+}
+
 int attribution_verdict(const struct attribution *a,
 			const struct run_comparison *final, struct strbuf *out)
 {
 	struct strbuf named = STRBUF_INIT;
-	int n = 0, total;
-	size_t i, j;
+	int n = 0, items = 0, total;
+	size_t i, j, k;
 
-	/* one step (base vs +N): its own change is the series' */
+	/*
+	 * One step (base vs +N): its own change is the series'. Otherwise
+	 * each patch whose own step regressed is named once, with the
+	 * largest change of each workload it regressed:
+	 * "patch 2/4 fsdax rebind_memmap +66 %, devdax rebind_memmap +23 %"
+	 */
 	if (a && a->nr > 2) {
 		total = a->s[a->nr - 1].upto;
 		for (i = 1; i < a->nr; i++) {
 			const struct run_comparison *own = &a->s[i].own;
+			int said = 0;
 
 			for (j = 0; j < own->nr; j++) {
 				const struct metric_comparison *m = &own->m[j];
 
 				if (m->c.verdict != VERDICT_WORSE)
 					continue;
-				if (n++ >= VERDICT_MAX_NAMED)
+				n++;
+				/* a workload is named at its first metric */
+				for (k = 0; k < j; k++)
+					if (own->m[k].c.verdict ==
+						    VERDICT_WORSE &&
+					    !strcmp(own->m[k].workload,
+						    m->workload))
+						break;
+				if (k < j || items++ >= VERDICT_MAX_NAMED)
 					continue;
-				strbuf_addf(&named, "%s%d/%d regressed %s %s",
-					    n > 1 ? ", " : "", a->s[i].upto,
-					    total, m->workload, m->metric);
+				m = largest_worse(own, m->workload);
+				if (!said++)
+					strbuf_addf(&named, "%spatch %d/%d ",
+						    named.len ? "; " : "",
+						    a->s[i].upto, total);
+				else
+					strbuf_addstr(&named, ", ");
+				strbuf_addf(&named, "%s %s", m->workload,
+					    m->metric);
 				if (!isnan(m->c.change_pct))
 					strbuf_addf(&named, " %+.0f %%",
 						    m->c.change_pct);
@@ -322,8 +363,8 @@ int attribution_verdict(const struct attribution *a,
 		compare_verdict(final, out);
 		return 0;
 	}
-	if (n > VERDICT_MAX_NAMED)
-		strbuf_addf(&named, " and %d more", n - VERDICT_MAX_NAMED);
+	if (items > VERDICT_MAX_NAMED)
+		strbuf_addf(&named, " and %d more", items - VERDICT_MAX_NAMED);
 	/* the regressing patches first, then the series as a whole */
 	strbuf_addf(out, "%s: %s; the series as a whole: ",
 		    final->worse ? "WORSE" : "MIXED", named.buf);

@@ -93,12 +93,14 @@ void attribution_format(const struct attribution *a, struct strbuf *out);
  * @a: the steps; with fewer than two patch steps (no --per-patch) only
  *	@final counts; may be NULL
  * @final: the series against its base (base vs +N)
- * @out: "MIXED: 3/3 regressed fsdax rebind_memmap +38 %; the series as a
+ * @out: "MIXED: patch 3/3 fsdax rebind_memmap +38 %; the series as a
  *	whole: BETTER: 2 metric(s) improved" (the series as a whole did not
- *	regress), "WORSE: 2/2 regressed ...; the series as a whole: WORSE:
- *	..." (it did): the regressing patches first, at most 4 (step,
- *	metric) pairs named and the rest counted, then the series; else
- *	compare_verdict()'s words for @final
+ *	regress), "WORSE: patch 2/2 fsdax rebind_memmap +66 %, devdax
+ *	rebind_memmap +23 %; the series as a whole: WORSE: ..." (it did):
+ *	the regressing patches first, each once with the largest change of
+ *	each workload it regressed, at most 4 (patch, workload) named and
+ *	the rest counted, then the series; else compare_verdict()'s words
+ *	for @final
  *
  * Return: the number of (step, metric) regressions of the patches' own
  * steps; 0 when the verdict is @final's alone.

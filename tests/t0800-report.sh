@@ -497,9 +497,9 @@ test_expect 'per patch: patch 2 hides patch 1, the mail names it (MIXED)' '
 	grep -q "^job #16: written (dry run): patch 1/2 regressed in its own step: fsdax rebind_memmap +38.0 %: " out &&
 	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
 	headers "$p" > h && cat h &&
-	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: MIXED: 1/2 regressed fsdax rebind_memmap +38 %; series no change" h &&
+	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: MIXED: patch 1/2 fsdax rebind_memmap +38 %; series no change" h &&
 	sed "1,/^$/d" "$p" > body &&
-	[ "$(head -1 body)" = "verdict: MIXED: 1/2 regressed fsdax rebind_memmap +38 %; the series as a whole: no significant change" ] &&
+	[ "$(head -1 body)" = "verdict: MIXED: patch 1/2 fsdax rebind_memmap +38 %; the series as a whole: no significant change" ] &&
 	grep -q "^| Reported-by: " body &&
 	sig=$(grep -n "^-- $" body | cut -d: -f1) &&
 	pp=$(grep -n "^per-patch attribution" body | cut -d: -f1) &&
@@ -514,7 +514,7 @@ test_expect 'per patch, the series regressed: the subject names patch 2/2' '
 	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
 	headers "$p" > h && cat h &&
 	grep -qx "Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: verify ZONE_DEVICE struct pages after init: patch 2/2: fsdax.rebind_memmap +38.0% regression" h &&
-	[ "$(sed "1,/^$/d" "$p" | head -1)" = "verdict: WORSE: 2/2 regressed fsdax rebind_memmap +38 %; the series as a whole: WORSE: 1 metric(s) regressed" ]
+	[ "$(sed "1,/^$/d" "$p" | head -1)" = "verdict: WORSE: patch 2/2 fsdax rebind_memmap +38 %; the series as a whole: WORSE: 1 metric(s) regressed" ]
 '
 
 test_expect 'a claimed improvement is mailed; an unclaimed one is not' '

@@ -171,7 +171,7 @@ static void test_per_patch(void)
 
 	is_int(attribution_verdict(&x.a, &series.rc, &v), 1,
 	       "one own step regressed");
-	is_str(v.buf, "MIXED: 3/3 regressed fsdax rebind_memmap +38 %; the "
+	is_str(v.buf, "MIXED: patch 3/3 fsdax rebind_memmap +38 %; the "
 	       "series as a whole: BETTER: 1 metric(s) improved",
 	       "the verdict names the patch the series hides, then the series");
 	x.s[3].cum = series.rc;
@@ -200,9 +200,20 @@ static void test_per_patch(void)
 	set_two(&series, 38.0, VERDICT_WORSE, -20.0, VERDICT_BETTER);
 	strbuf_reset(&v);
 	attribution_verdict(&x.a, &series.rc, &v);
-	is_str(v.buf, "WORSE: 3/3 regressed fsdax rebind_memmap +38 %; the "
+	is_str(v.buf, "WORSE: patch 3/3 fsdax rebind_memmap +38 %; the "
 	       "series as a whole: WORSE: 1 metric(s) regressed, BETTER: 1 "
 	       "metric(s) improved", "a regressed series names its patch first");
+
+	/* one patch, two metrics of one workload and another workload:
+	 * named once, the largest change of each workload */
+	set_two(&x.own[3], 38.2, VERDICT_WORSE, 23.0, VERDICT_WORSE);
+	x.own[3].m[1].workload = (char *)"devdax";
+	x.s[3].own = x.own[3].rc;
+	strbuf_reset(&v);
+	attribution_verdict(&x.a, &series.rc, &v);
+	ok(starts_with(v.buf, "WORSE: patch 3/3 fsdax rebind_memmap +38 %, "
+		       "devdax "), "one patch named once, each workload once");
+	ok(!strstr(v.buf + 10, "patch 3/3"), "and not twice");
 
 	/* no own step regressed: an improvement claimed per patch */
 	set_two(&x.own[3], 0.1, VERDICT_NO_CHANGE, 0.1, VERDICT_NO_CHANGE);
