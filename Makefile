@@ -66,7 +66,7 @@ LIB_OBJS = \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/aim.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
-	daemon/workload.o daemon/recipe.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
+	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \
 	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/render.o daemon/web.o \
 	daemon/remote.o

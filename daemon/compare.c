@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "compare.h"
+#include "hostfacts.h"
 #include "db.h"
 #include "run.h"
 #include "strbuf.h"
@@ -155,6 +156,104 @@ static int compare_one(struct db *db, const struct run_comparison *rc,
 	return 0;
 }
 
+/* a wall-clock run's load is a note above this (1-min load average) */
+#define COMPARE_NOTE_LOAD 1.0
+
+/* @r's facts; 0 when it has none (made before migration 22), -1 error */
+static int run_facts(struct db *db, long long id, struct host_facts *f,
+		     double *load_end, long long *beside)
+{
+	sqlite3_stmt *st = db_query(db, "SELECT host_facts, coalesce(load_end, "
+				    "-1), (SELECT coalesce(max(guests_beside), "
+				    "0) FROM boots WHERE run_id = r.id) FROM "
+				    "runs r WHERE id = ?", "i", id);
+	int rc, ret = -1;
+
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
+		ret = sqlite3_column_type(st, 0) != SQLITE_NULL &&
+		      host_facts_from_json(db_col_text(st, 0), f) == 0;
+		*load_end = sqlite3_column_double(st, 1);
+		*beside = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : ret;
+}
+
+/*
+ * The hosts of two runs (hostfacts.h): a wall-clock comparison across CPU
+ * model, microcode, SMT, governor, turbo or host kernel is refused with
+ * the difference named; its load and the guests that ran beside its
+ * boots are notes; an icount comparison across CPU models is a note.
+ * Return: 0, or -1 after error() (refused, or a read failed).
+ */
+static int compare_hosts(struct db *db, const struct run_row *bi,
+			 const struct run_row *ni, struct run_comparison *rc)
+{
+	struct host_facts fb, fn;
+	struct strbuf diff = STRBUF_INIT, notes = STRBUF_INIT;
+	double eb, en;
+	long long gb, gn;
+	int hb = run_facts(db, bi->id, &fb, &eb, &gb);
+	int hn = run_facts(db, ni->id, &fn, &en, &gn);
+	int wall = !strcmp(bi->clock, "wall"), ret = 0;
+
+	if (hb < 0 || hn < 0)
+		return -1;
+	if (hb && hn && host_facts_differ(&fb, &fn, &diff)) {
+		if (wall) {
+			ret = error("run #%lld and run #%lld ran on different "
+				    "hosts for the wall clock: %s; they are "
+				    "not compared", bi->id, ni->id, diff.buf);
+			goto out;
+		}
+		if (strcmp(fb.cpu, fn.cpu))
+			strbuf_addf(&notes, "the runs' hosts have different "
+				    "CPUs ('%s' vs '%s'): icount counts the "
+				    "guest's instructions, the same on both, "
+				    "but QEMU's code paths may differ; ",
+				    fb.cpu, fn.cpu);
+	}
+	if (strcmp(bi->qemu_v ? bi->qemu_v : "", ni->qemu_v ? ni->qemu_v : ""))
+		strbuf_addf(&notes, "QEMU %s vs %s; ", bi->qemu_v ? bi->qemu_v :
+			    "?", ni->qemu_v ? ni->qemu_v : "?");
+	if (wall) {
+		const struct {
+			const struct run_row *r;
+			int has;
+			const struct host_facts *f;
+			double end;
+			long long beside;
+		} s[] = { { bi, hb, &fb, eb, gb }, { ni, hn, &fn, en, gn } };
+		size_t i;
+
+		for (i = 0; i < 2; i++) {
+			if (!s[i].has)
+				continue;
+			if (s[i].f->load1 > COMPARE_NOTE_LOAD ||
+			    s[i].end > COMPARE_NOTE_LOAD)
+				strbuf_addf(&notes, "host load %.1f at the start "
+					    "and %.1f at the end of run #%lld; ",
+					    s[i].f->load1, s[i].end,
+					    s[i].r->id);
+			if (s[i].beside > 0)
+				strbuf_addf(&notes, "%lld other guest(s) ran "
+					    "beside a boot of run #%lld; ",
+					    s[i].beside, s[i].r->id);
+		}
+	}
+	if (notes.len) {
+		strbuf_setlen(&notes, notes.len - 2);
+		rc->notes = strbuf_detach(&notes, NULL);
+	}
+out:
+	strbuf_release(&diff);
+	strbuf_release(&notes);
+	return ret;
+}
+
 int compare_runs(struct db *db, long long base_id, long long new_id,
 		 struct run_comparison *rc)
 {
@@ -192,6 +291,8 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 		      new_id, nshape.buf);
 		goto out;
 	}
+	if (compare_hosts(db, &bi, &ni, rc) < 0)
+		goto out;
 	rc->clock = xstrdup(bi.clock);
 	rc->accel = xstrdup(bi.accel);
 	st = db_query(db,
@@ -247,6 +348,7 @@ void run_comparison_release(struct run_comparison *rc)
 	free(rc->m);
 	free(rc->clock);
 	free(rc->accel);
+	free(rc->notes);
 	memset(rc, 0, sizeof(*rc));
 }
 
@@ -304,6 +406,8 @@ int compare_format_table(struct db *db, const struct run_comparison *rc,
 	strbuf_addstr(out, "set-up: ");
 	run_setup_shape(&bi, out);
 	strbuf_addch(out, '\n');
+	if (rc->notes)
+		strbuf_addf(out, "note: %s\n", rc->notes);
 	strbuf_addf(out, "mode: %s, clock %s (%s)\n\n", rc->accel, rc->clock,
 		    !strcmp(rc->clock, "icount") ?
 			    "deterministic: units are samples, the verdict "

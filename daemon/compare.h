@@ -29,6 +29,9 @@ struct run_comparison {
 	struct metric_comparison *m;
 	size_t nr, alloc;
 	int worse, better;
+	char *notes;	/* what a reader must know of the hosts: "host load
+			 * 3.2 at the start of run #5; ..." (hostfacts.h);
+			 * NULL when nothing */
 };
 
 int compare_runs(struct db *db, long long base_id, long long new_id,

@@ -22,6 +22,7 @@
 #include "image.h"
 #include "interrupt.h"
 #include "result.h"
+#include "hostfacts.h"
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
@@ -522,7 +523,8 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 	struct run_opts fixed;
 	struct accel_choice ac;
 	char *initrd = NULL, *runner = NULL, *params = NULL;
-	char *qemu_v = NULL, *libvirt_v = NULL;
+	char *qemu_v = NULL, *libvirt_v = NULL, *facts = NULL;
+	struct host_facts hf;
 	struct strbuf wl = STRBUF_INIT, steps = STRBUF_INIT;
 	const char *accel, *clock;
 	char *cmdline = NULL;
@@ -620,14 +622,17 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		error("no run made: %s", interrupt_reason());
 		goto out;
 	}
+	host_facts_read(&hf);
+	facts = host_facts_json(&hf);
 	if (db_run(db, "INSERT INTO runs (label, job_id, build_id, kernel, "
 		   "kernel_release, modules_root, hz, workloads, params, "
 		   "accel, clock, vcpus, ram_mib, nvdimm_mib, backing, "
 		   "qemu_version, libvirt_version, host, runner_sha1, initrd, "
 		   "initrd_sha1, accel_reason, setup_sha1, status, started_at, "
-		   "arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-		   "tIItttIttttiiitttttttttdt", o->label, o->job_id, o->build_id,
+		   "arch, host_facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+		   "tIItttIttttiiitttttttttdtt", o->label, o->job_id,
+		   o->build_id,
 		   o->kernel,
 		   o->release, o->modroot, (long long)o->hz, wl.buf,
 		   params, accel, clock, (long long)vcpus,
@@ -635,7 +640,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		   choose_backing(o, wl.buf, ram_mib), qemu_v, libvirt_v, host,
 		   runner_sha,
 		   initrd, initrd_sha, ac.why, setup_sha,
-		   (double)time(NULL), arch->name) < 0)
+		   (double)time(NULL), arch->name, facts) < 0)
 		goto out;
 	*run_id = db_last_id(db);
 	ret = 0;
@@ -650,6 +655,7 @@ out:
 	free(params);
 	free(qemu_v);
 	free(libvirt_v);
+	free(facts);
 	return ret;
 }
 
@@ -906,11 +912,12 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	results = xstrfmt("%s/boot%d-results.jsonl", dir, idx);
 	unlink(console);
 	unlink(results);
+	/* the QEMU processes already running: this job's or any other's */
 	if (db_run(db, "INSERT OR REPLACE INTO boots (run_id, idx, status, "
-		   "console_log, results_log, started_at, host) VALUES "
-		   "(?, ?, 'running', ?, ?, ?, ?)", "iittdt", run_id,
+		   "console_log, results_log, started_at, host, guests_beside) "
+		   "VALUES (?, ?, 'running', ?, ?, ?, ?, ?)", "iittdti", run_id,
 		   (long long)idx, console, results, (double)time(NULL),
-		   vm_uri()) < 0)
+		   vm_uri(), (long long)host_qemu_guests()) < 0)
 		goto out;
 	boot_id = db_last_id(db);
 
@@ -1078,9 +1085,15 @@ int run_finish(struct db *db, long long run_id)
 	err = nok ? NULL : n ? xstrfmt("all %lld boot(s) failed", n) :
 	      xstrdup("not booted: the command failed before its first "
 		      "boot");
-	rc = db_run(db, "UPDATE runs SET status = ?, error = ?, ended_at = ? "
-		    "WHERE id = ?", "ttdi", nok ? "ok" : "failed", err,
-		    (double)time(NULL), run_id);
+	{
+		struct host_facts hf;
+
+		host_facts_read(&hf);
+		rc = db_run(db, "UPDATE runs SET status = ?, error = ?, "
+			    "ended_at = ?, load_end = ? WHERE id = ?", "ttddi",
+			    nok ? "ok" : "failed", err, (double)time(NULL),
+			    hf.load1, run_id);
+	}
 	free(err);
 	if (rc < 0)
 		return error("run #%lld: its end is not recorded, it stays "

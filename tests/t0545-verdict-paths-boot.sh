@@ -94,6 +94,13 @@ test_expect 'the same verdict, table and claims, in output, show and mail' '
 	grep -q "^verdict: $V" e
 '
 
+test_expect 'every run recorded the host it ran on (hostfacts.h)' '
+	[ "$(sql "SELECT count(*) FROM runs WHERE status = \"ok\" AND
+	     json_extract(host_facts, \"$.kernel\") = \"$(uname -r)\" AND
+	     json_extract(host_facts, \"$.cpu\") <> \"\" AND load_end >= 0")" = 9 ] &&
+	[ "$(sql "SELECT count(*) FROM boots WHERE guests_beside IS NULL")" = 0 ]
+'
+
 test_expect 'no domain and no NVDIMM file left' '
 	nothing_left_behind
 '
