@@ -54,6 +54,7 @@ EXPECTED="
 755 $PREFIX/lib/mmci/vm-images/init
 755 $PREFIX/lib/mmci/vm-images/mkinitramfs.sh
 644 $PREFIX/lib/mmci/vm-images/domain.xml.in
+644 $PREFIX/lib/mmci/kernel-patches/aim.map
 644 $PREFIX/lib/mmci/runner/mmci-bench/mmci_bench.c
 644 $PREFIX/lib/mmci/runner/mmci-bench/Kbuild
 644 $PREFIX/lib/mmci/web/style.css
