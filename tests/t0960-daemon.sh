@@ -223,7 +223,7 @@ test_expect 'chromium: the series page served by the daemon has the per-patch ta
 		"text:attribution:+2 mm/mm_init: verify" \
 		"text:attribution:claimed +66.7%, measured +" \
 		"notext:attribution:no measured metric fits it" \
-		"text:series-verdict:verdict: WORSE: patch 2/2 fsdax rebind_" \
+		"text:series-verdict:verdict: WORSE: patch 2/2 fsdax " \
 		minrows:per-patch:3 "text:per-patch:+2 mm/mm_init: verify" \
 		"text:base:base: no base-commit; the first of debian-6.12" &&
 	dom / index.html && $CHECK index.html minrows:runs:3
