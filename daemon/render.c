@@ -674,17 +674,62 @@ static void index_runs(struct page *pg)
 	sqlite3_finalize(st);
 }
 
+/*
+ * The verdict of a job as one word, for the badges of the index: from
+ * the one verdict a series job stores (attribution_verdict(), led by
+ * WORSE, MIXED or OUTSIDE), else from its numbers; a job that has not
+ * ended says its status. VERDICT_RANK puts regressions and mixed results
+ * first.
+ */
+#define VERDICT_BADGE_SQL(j) \
+	"CASE WHEN " j ".id IS NULL THEN 'not tested' " \
+	"WHEN " j ".status <> 'done' THEN " j ".status " \
+	"WHEN NOT json_valid(" j ".result) THEN 'done' " \
+	"WHEN json_extract(" j ".result, '$.verdict') LIKE 'OUTSIDE%' " \
+	"THEN 'out of scope' " \
+	"WHEN json_extract(" j ".result, '$.verdict') LIKE 'MIXED%' " \
+	"THEN 'mixed' " \
+	"WHEN json_extract(" j ".result, '$.verdict') LIKE 'WORSE%' OR " \
+	"json_extract(" j ".result, '$.worse') > 0 THEN 'regressed' " \
+	"WHEN json_extract(" j ".result, '$.better') > 0 THEN 'better' " \
+	"WHEN " j ".kind = 'bisect' THEN CASE WHEN json_extract(" j \
+	".result, '$.first_bad') IS NOT NULL THEN 'culprit named' ELSE " \
+	"'no culprit' END ELSE 'no change' END"
+#define VERDICT_RANK_SQL(badge) \
+	"CASE " badge " WHEN 'regressed' THEN 0 WHEN 'mixed' THEN 1 " \
+	"WHEN 'failed' THEN 2 ELSE 3 END"
+
+/* a verdict badge cell; @title (the verdict's words) on hover */
+static void td_badge(struct page *pg, const char *badge, const char *title)
+{
+	strbuf_addstr(&pg->out, "<td><span class=\"badge b-");
+	for (const char *p = badge; *p; p++)
+		strbuf_addch(&pg->out, *p == ' ' ? '-' : *p);
+	strbuf_addch(&pg->out, '"');
+	if (title && *title) {
+		strbuf_addstr(&pg->out, " title=\"");
+		h(pg, title);
+		strbuf_addch(&pg->out, '"');
+	}
+	strbuf_addstr(&pg->out, ">");
+	h(pg, badge);
+	strbuf_addstr(&pg->out, "</span></td>");
+}
+
 static void index_jobs(struct page *pg)
 {
 	static const char *const cols[] = {
-		"job", "kind", "what", "status", "created", "ended", "error",
+		"job", "kind", "what", "verdict", "status", "created", "ended",
+		"error",
 	};
 	sqlite3_stmt *st = db_query(&pg->db,
 		"SELECT j.id, j.kind, j.status, j.created_at, j.ended_at, "
 		"coalesce(j.error, CASE WHEN j.status = 'queued' THEN "
 		"j.base_note END), j.series_id, "
 		"h.remote || '/' || h.branch || ' ' || "
-		"substr(h.commit_id, 1, 12) FROM jobs j LEFT JOIN heads h ON "
+		"substr(h.commit_id, 1, 12), " VERDICT_BADGE_SQL("j") ", CASE "
+		"WHEN json_valid(j.result) THEN json_extract(j.result, "
+		"'$.verdict') END FROM jobs j LEFT JOIN heads h ON "
 		"h.id = j.head_id ORDER BY j.id DESC LIMIT ?", "i",
 		(long long)WEB_LIST_LIMIT);
 	int rows = 0;
@@ -709,6 +754,7 @@ static void index_jobs(struct page *pg)
 				    "series #%lld</a></td>", series, series);
 		else
 			td(pg, db_col_text(st, 7));
+		td_badge(pg, db_col_text(st, 8), db_col_text(st, 9));
 		td_status(pg, db_col_text(st, 2));
 		td_time(pg, sqlite3_column_double(st, 3));
 		td_time(pg, sqlite3_column_double(st, 4));
@@ -721,14 +767,25 @@ static void index_jobs(struct page *pg)
 	sqlite3_finalize(st);
 }
 
+/*
+ * The series, each with the verdict of its newest series job as a badge;
+ * those that regressed, then the mixed ones, then failed jobs, first:
+ * a maintainer sees what needs a look without opening each.
+ */
 static void index_series(struct page *pg)
 {
 	static const char *const cols[] = {
-		"series", "version", "patches", "title", "author", "ingested",
+		"series", "verdict", "version", "patches", "title", "author",
+		"ingested",
 	};
 	sqlite3_stmt *st = db_query(&pg->db,
-		"SELECT id, version, total, title, author, ingested_at FROM "
-		"series ORDER BY id DESC LIMIT ?", "i",
+		"SELECT * FROM (SELECT s.id, s.version, s.total, s.title, "
+		"s.author, s.ingested_at, " VERDICT_BADGE_SQL("j") " AS badge, "
+		"CASE WHEN json_valid(j.result) THEN json_extract(j.result, "
+		"'$.verdict') END FROM series s LEFT JOIN jobs j ON j.id = "
+		"(SELECT max(id) FROM jobs WHERE kind = 'series' AND series_id "
+		"= s.id) ORDER BY s.id DESC LIMIT ?) ORDER BY "
+		VERDICT_RANK_SQL("badge") ", id DESC", "i",
 		(long long)WEB_LIST_LIMIT);
 
 	strbuf_addstr(&pg->out, "<h2>Series</h2>\n");
@@ -743,8 +800,10 @@ static void index_series(struct page *pg)
 		long long id = sqlite3_column_int64(st, 0);
 
 		strbuf_addf(&pg->out, "<tr><td><a href=\"/series/%lld\">#%lld"
-			    "</a></td><td>v%d</td><td class=\"num\">%d</td>",
-			    id, id, sqlite3_column_int(st, 1),
+			    "</a></td>", id, id);
+		td_badge(pg, db_col_text(st, 6), db_col_text(st, 7));
+		strbuf_addf(&pg->out, "<td>v%d</td><td class=\"num\">%d</td>",
+			    sqlite3_column_int(st, 1),
 			    sqlite3_column_int(st, 2));
 		td(pg, db_col_text(st, 3));
 		td(pg, db_col_text(st, 4));

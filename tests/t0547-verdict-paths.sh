@@ -220,6 +220,22 @@ test_expect 'remote: the steps booted on a second libvirt host' '
 	outputs 61 remote && same_as_fresh remote
 '
 
+test_expect 'the index: the series and its jobs with their verdict badges' '
+	# job_end() stores the verdict the job printed: here show job'"'"'s
+	for j in 11 21 31 41 51 61; do
+		v=$("$MMCI" show job $j | sed -n "s/^verdict: //p" | head -1) &&
+		sql "UPDATE jobs SET result = json_set(result, \"$.verdict\",
+		     \"$v\") WHERE id = $j" || return 1
+	done &&
+	"$MMCI" web --render > /dev/null &&
+	idx="$MMCI_DATA/www/index.html" &&
+	sed -n "/<table id=\"series\">/,/<\/table>/p" "$idx" > series.html &&
+	grep -q "<a href=\"/series/1\">#1</a></td><td><span class=\"badge b-mixed\" title=\"MIXED: patch 2/4 fsdax rebind_memmap +66 %; the series as a whole: no significant change\">mixed</span>" series.html &&
+	sed -n "/<table id=\"jobs\">/,/<\/table>/p" "$idx" > jobs.html &&
+	[ "$(grep -c "badge b-mixed" jobs.html)" = 6 ] &&
+	grep -q "<tr><td>#30</td><td>nightly</td><td></td><td><span class=\"badge b-done\">done</span>" jobs.html
+'
+
 test_expect 'show job says which run stands for each step and why' '
 	grep -q "^0	200	reused	20	ok	reused run #200$" reused.show &&
 	grep -q "^2	212	measured	21	ok	measured run #212$" reused.show &&
