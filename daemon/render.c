@@ -1911,6 +1911,115 @@ static void change_cell(struct page *pg, const struct comparison *c)
  * with its median, its own change (vs the step before) and its change vs
  * the base, each with its 95 % interval and verdict.
  */
+/* "worse: 2 metrics +63 .. +66 %", "better: 1 metric -40 %" */
+static void change_range(struct strbuf *sb, const char *what, int n,
+			 double from, double to)
+{
+	strbuf_addf(sb, "%s: %d metric%s %+.0f", what, n, n > 1 ? "s" : "",
+		    from);
+	if (n > 1 && lround(from) != lround(to))
+		strbuf_addf(sb, " .. %+.0f", to);
+	strbuf_addstr(sb, " %");
+}
+
+/* the Message-ID of patch @idx of series @series_id, NULL when none */
+static char *patch_msgid(struct page *pg, long long series_id, int idx)
+{
+	sqlite3_stmt *st = db_query(&pg->db, "SELECT message_id FROM patches "
+				    "WHERE series_id = ? AND idx = ?", "ii",
+				    series_id, (long long)idx);
+	char *id = NULL;
+
+	if (st && db_step(&pg->db, st) == DB_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		id = xstrdup(db_col_text(st, 0));
+	sqlite3_finalize(st);
+	return id;
+}
+
+/*
+ * One row per patch, first on the series page: its own verdict as a badge
+ * and the range of its own changes ("worse: 2 metrics +63 .. +66 %"), the
+ * link to its mail; a folded step says so. The metric-by-metric table is
+ * folded below it.
+ */
+static void patch_summary(struct page *pg, long long series_id,
+			  const struct attribution *a)
+{
+	static const char *const cols[] = {
+		"patch", "own verdict", "its own changes", "subject",
+	};
+	size_t i, j;
+
+	if (!attribution_per_patch(a)) {
+		strbuf_addstr(&pg->out, "<p class=\"note\">The patches were "
+			      "measured together, not one by one.</p>\n");
+		return;
+	}
+	strbuf_addstr(&pg->out, "<div class=\"scroll\"><table "
+		      "id=\"patch-summary\">\n");
+	th_row(pg, cols, ARRAY_SIZE(cols));
+	strbuf_addstr(&pg->out, "<tbody>\n");
+	for (i = 1; i < a->nr; i++) {
+		const struct attribution_step *s = &a->s[i];
+		int nw = 0, nb = 0;
+		double wlo = 0, whi = 0, blo = 0, bhi = 0;
+		struct strbuf ch = STRBUF_INIT;
+		const char *badge;
+		char *msgid;
+
+		for (j = 0; j < s->own.nr; j++) {
+			const struct comparison *c = &s->own.m[j].c;
+
+			if (isnan(c->change_pct))
+				continue;
+			if (c->verdict == VERDICT_WORSE) {
+				if (!nw++ || c->change_pct < wlo)
+					wlo = c->change_pct;
+				if (nw == 1 || c->change_pct > whi)
+					whi = c->change_pct;
+			} else if (c->verdict == VERDICT_BETTER) {
+				if (!nb++ || c->change_pct > blo)
+					blo = c->change_pct;
+				if (nb == 1 || c->change_pct < bhi)
+					bhi = c->change_pct;
+			}
+		}
+		badge = s->folded ? "folded" : nw && nb ? "mixed" :
+			nw ? "regressed" : nb ? "better" : "no change";
+		if (s->folded)
+			strbuf_addstr(&ch, s->note);
+		if (nw)
+			change_range(&ch, "worse", nw, wlo, whi);
+		if (nw && nb)
+			strbuf_addstr(&ch, "; ");
+		if (nb)
+			change_range(&ch, "better", nb, blo, bhi);
+		if (!ch.len)
+			strbuf_addstr(&ch, "no metric moved");
+		strbuf_addf(&pg->out, "<tr><td>%d/%d</td>", s->upto,
+			    a->s[a->nr - 1].upto);
+		td_badge(pg, badge, NULL);
+		td(pg, ch.buf);
+		msgid = patch_msgid(pg, series_id, s->upto);
+		strbuf_addstr(&pg->out, "<td>");
+		if (msgid && *msgid) {
+			strbuf_addstr(&pg->out, "<a href=\"https://lore.kernel."
+				      "org/r/");
+			url_esc(&pg->out, msgid);
+			strbuf_addstr(&pg->out, "\">");
+			h(pg, s->subject ? s->subject : s->label);
+			strbuf_addstr(&pg->out, "</a>");
+		} else {
+			h(pg, s->subject ? s->subject : s->label);
+		}
+		strbuf_addstr(&pg->out, "</td></tr>\n");
+		free(msgid);
+		strbuf_release(&ch);
+	}
+	strbuf_addstr(&pg->out, "</tbody></table></div>\n");
+}
+
 static void patches_table(struct page *pg, const struct attribution *a)
 {
 	static const char *const cols[] = {
@@ -2136,14 +2245,20 @@ static void web_series_extra(struct page *pg, long long series_id)
 		strbuf_addf(&txt, "job #%lld: no comparison: %s\n", job,
 			    last_error());
 	}
-	strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs measured</h2>\n");
+	strbuf_addstr(&pg->out, "<h2>Per patch</h2>\n");
+	if (a.nr)
+		patch_summary(pg, series_id, &a);
+	strbuf_addstr(&pg->out, "<details id=\"per-metric\"><summary>every "
+		      "metric, step by step</summary>\n<div class=\"scroll\">");
 	if (a.nr)
 		patches_table(pg, &a);
 	if (rc.nr)
 		series_per_boot(pg, &rc);
-	strbuf_addstr(&pg->out, "<pre id=\"attribution\">");
+	strbuf_addstr(&pg->out, "</div></details>\n<details id=\"as-text\">"
+		      "<summary>the steps' runs, the per-patch table and the "
+		      "claims as text</summary>\n<pre id=\"attribution\">");
 	html_esc(&pg->out, txt.buf);
-	strbuf_addstr(&pg->out, "</pre>\n");
+	strbuf_addstr(&pg->out, "</pre></details>\n");
 	strbuf_release(&txt);
 	attribution_release(&a);
 	run_comparison_release(&rc);
