@@ -27,12 +27,14 @@ unset MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_SEND MMCI_CONFIG \
 V="MIXED: patch 2/4 fsdax [a-z_]* +"
 
 # what must be the same: the verdict, the rebind_memmap per-patch block
-# and the claim checks, run and job ids taken out
+# and the claim checks, run and job ids taken out; the verdict once
+# (the command prints it above and below its tables)
 same_part() {
 	sed -E -e 's/(run|job) #[0-9]+/\1 #N/g' "$1" |
 	sed -n -e "/^verdict: /p" \
 		-e "/^fsdax align=2M,map=dev rebind_memmap (ms):/,/^\$/p" \
-		-e "/^claimed vs measured/,/^\$/p"
+		-e "/^claimed vs measured/,/^\$/p" |
+	awk '!/^verdict: / || !seen++'	# the command says it twice
 }
 
 test_expect 'init' '
@@ -80,8 +82,9 @@ test_expect 'the same verdict, table and claims, in output, show and mail' '
 	"$MMCI" show job 1 > show1 && "$MMCI" show job 2 > show2 &&
 	same_part show1 > c && same_part show2 > d && diff -u c d &&
 	diff -u a c &&
-	"$MMCI" report --job 1 > r1 2>&1 &&
-	p1=$(sed -n "s/^job #1: .*: \(\/.*\.eml\)\$/\1/p" r1) && [ -f "$p1" ] &&
+	# the daemon mailed both finished jobs (a dry run, to the outbox)
+	p1=$(sql "SELECT path FROM mails WHERE new_run = (SELECT run_id FROM
+	     job_steps WHERE job_id = 1 AND upto = 4)") && [ -f "$p1" ] &&
 	p2=$(sql "SELECT path FROM mails WHERE new_run = (SELECT run_id FROM
 	     job_steps WHERE job_id = 2 AND upto = 4)") && [ -f "$p2" ] &&
 	for p in "$p1" "$p2"; do
