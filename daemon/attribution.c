@@ -395,3 +395,65 @@ int attribution_regressed_patches(const struct attribution *a,
 	}
 	return n;
 }
+
+/* "  fsdax align=2M,map=dev rebind_memmap (ms)" and its numbers */
+static void mail_metric(struct strbuf *out, const struct metric_comparison *m,
+			const char *indent)
+{
+	strbuf_addf(out, "%s%s%s%s %s (%s)\n", indent, m->workload,
+		    m->variant[0] ? " " : "", m->variant, m->metric, m->unit);
+	strbuf_addf(out, "%s  ", indent);
+	strbuf_addnum(out, m->c.base.median, 0);
+	strbuf_addstr(out, " -> ");
+	strbuf_addnum(out, m->c.new.median, 0);
+	if (!isnan(m->c.change_pct))
+		strbuf_addf(out, "  %+.2f%%", m->c.change_pct);
+	if (!isnan(m->c.ci_lo_pct))
+		strbuf_addf(out, " [%+.2f, %+.2f]", m->c.ci_lo_pct,
+			    m->c.ci_hi_pct);
+	strbuf_addf(out, "  %s\n", verdict_name(m->c.verdict));
+}
+
+void attribution_format_mail(const struct attribution *a, struct strbuf *out)
+{
+	struct strbuf quiet = STRBUF_INIT;
+	size_t i, j;
+	int total;
+
+	if (a->nr < 3)
+		return;
+	total = a->s[a->nr - 1].upto;
+	strbuf_addstr(out, "Patch by patch (each against the step before "
+		      "it), the metrics that moved:\n");
+	for (i = 1; i < a->nr; i++) {
+		const struct attribution_step *s = &a->s[i];
+		int any = 0;
+
+		if (s->folded) {
+			strbuf_addf(out, "patch %d/%d: %s\n", s->upto, total,
+				    s->note);
+			continue;
+		}
+		for (j = 0; j < s->own.nr; j++) {
+			const struct metric_comparison *m = &s->own.m[j];
+
+			if (m->c.verdict != VERDICT_WORSE &&
+			    m->c.verdict != VERDICT_BETTER)
+				continue;
+			if (!any++)
+				strbuf_addf(out, "patch %d/%d %.64s\n", s->upto,
+					    total, s->subject ? s->subject :
+					    s->label);
+			mail_metric(out, m, "  ");
+		}
+		if (!any)
+			strbuf_addf(&quiet, "%s%d/%d", quiet.len ? ", " : "",
+				    s->upto, total);
+	}
+	if (quiet.len)
+		strbuf_addf(out, "no metric moved in the own step of patch%s "
+			    "%s\n", strchr(quiet.buf, ',') ? "es" : "",
+			    quiet.buf);
+	strbuf_release(&quiet);
+}
+

@@ -84,6 +84,14 @@ run_comparison_find(const struct run_comparison *rc, const char *workload,
  */
 void attribution_format(const struct attribution *a, struct strbuf *out);
 
+/*
+ * attribution_format_mail() - the per-patch table of a mail, in lines of
+ * at most 80 columns: each patch whose own step moved a metric, with
+ * those metrics (base -> new median, change, interval, verdict); the
+ * patches that moved none in one line; folded steps said.
+ */
+void attribution_format_mail(const struct attribution *a, struct strbuf *out);
+
 /**
  * attribution_verdict() - the job's one verdict, from the whole series and
  * from each patch's own step, so that a patch whose regression the next

@@ -124,7 +124,7 @@ static int decide(struct db *db, long long job, long long series,
 		}
 		per_patch = attribution_per_patch(&attr);
 		if (per_patch)
-			attribution_format(&attr, steps);
+			attribution_format_mail(&attr, steps);
 	}
 	if (series) {
 		claims_format(db, series, per_patch ? &attr : NULL, rc, extra);

@@ -893,10 +893,9 @@ static void add_run_details(struct strbuf *b, const char *side,
 	struct strbuf t = STRBUF_INIT;
 	char sc[13];
 
-	strbuf_addf(b, "%-5s run #%lld", side, r->id);
-	if (*r->label)
-		strbuf_addf(b, " \"%s\"", clean(&t, r->label));
-	strbuf_addf(b, ": kernel %s", clean(&t, r->release));
+	/* no label: a reused run keeps the one its own job gave it */
+	strbuf_addf(b, "%-5s run #%lld: kernel %s", side, r->id,
+		    clean(&t, r->release));
 	if (*r->commit)
 		strbuf_addf(b, ", commit %s", short_commit(r->commit, sc));
 	else
@@ -908,41 +907,137 @@ static void add_run_details(struct strbuf *b, const char *side,
 	strbuf_release(&t);
 }
 
-/* bytes of a config fragment shown inline at most; mmci.config is 1 KiB */
-#define MAX_INLINE_CONFIG 8192
-
 /*
- * The config as the reader can rebuild it: the fragment's name and its
- * options inline, never the path on the mmci host (issue 16). A fragment
- * that cannot be read or is too long is named only.
+ * The config as the reader can rebuild it: the fragment's name and the
+ * .config's sha1, never the options one by one (the bundle holds both
+ * files) nor the path on the mmci host.
  */
 static void add_config(struct strbuf *b, const char *fragment,
 		       const char *hash)
 {
-	struct strbuf f = STRBUF_INIT, t = STRBUF_INIT;
-	const char *base = strrchr(fragment, '/'), *p;
-	struct stat st;
+	struct strbuf t = STRBUF_INIT;
+	const char *base = strrchr(fragment, '/');
 
 	base = base ? base + 1 : fragment;
 	strbuf_addf(b, "config: tinyconfig + kvm_guest.config + %s (.config "
-		    "sha1 %.12s)", clean(&t, base), hash);
-	if (stat(fragment, &st) < 0 || st.st_size > MAX_INLINE_CONFIG ||
-	    strbuf_read_file(&f, fragment, st.st_size) < 0) {
-		strbuf_addch(b, '\n');
-		goto out;
-	}
-	strbuf_addf(b, ", %s:\n", clean(&t, base));
-	for (p = f.buf; *p; p += strcspn(p, "\n"), p += !!*p) {
-		struct strbuf line = STRBUF_INIT;
-
-		strbuf_add(&line, p, strcspn(p, "\n"));
-		if (line.len && line.buf[0] != '#')
-			strbuf_addf(b, "    %s\n", clean(&t, line.buf));
-		strbuf_release(&line);
-	}
-out:
-	strbuf_release(&f);
+		    "sha1 %.12s)\n", clean(&t, base), hash);
 	strbuf_release(&t);
+}
+
+/*
+ * The metrics of @rc that moved, two lines each (name, then base -> new,
+ * change, interval, verdict), then how many did not: a mail says what
+ * changed, the page has every metric.
+ */
+static void mail_metrics(struct strbuf *b, const struct run_comparison *rc)
+{
+	size_t i, quiet = 0, unsure = 0;
+
+	for (i = 0; i < rc->nr; i++) {
+		const struct metric_comparison *m = &rc->m[i];
+		const struct comparison *c = &m->c;
+
+		if (c->verdict != VERDICT_WORSE && c->verdict != VERDICT_BETTER) {
+			if (c->verdict == VERDICT_INSUFFICIENT)
+				unsure++;
+			else
+				quiet++;
+			continue;
+		}
+		strbuf_addf(b, "  %s%s%s %s (%s)\n    ", m->workload,
+			    m->variant[0] ? " " : "", m->variant, m->metric,
+			    m->unit);
+		strbuf_addnum(b, c->base.median, 0);
+		strbuf_addstr(b, " -> ");
+		strbuf_addnum(b, c->new.median, 0);
+		if (!isnan(c->change_pct))
+			strbuf_addf(b, "  %+.2f%%", c->change_pct);
+		if (!isnan(c->ci_lo_pct))
+			strbuf_addf(b, " [%+.2f, %+.2f]", c->ci_lo_pct,
+				    c->ci_hi_pct);
+		strbuf_addf(b, "  %s\n", verdict_name(c->verdict));
+	}
+	if (quiet)
+		strbuf_addf(b, "  %zu other metric(s): no significant change\n",
+			    quiet);
+	if (unsure)
+		strbuf_addf(b, "  %zu other metric(s): insufficient data\n",
+			    unsure);
+}
+
+/* the test behind a verdict, in one line: mode, unit, rule, alpha */
+static void mail_test_line(struct strbuf *b, const struct run_comparison *rc)
+{
+	if (!strcmp(rc->clock, "icount"))
+		strbuf_addstr(b, "test: icount clock, every sample a unit: a "
+			      "change beyond the clock's resolution (1 jiffy "
+			      "for the kernel's own times, 1 us for the "
+			      "runner's) is a change; measured false alarms "
+			      "0 of 37 metrics (bench/README.md)\n");
+	else
+		strbuf_addstr(b, "test: wall clock, the boot is the unit: "
+			      "Mann-Whitney p < 0.005 and the 99.5 % interval "
+			      "excluding 0; measured false alarms 0.1-0.2 % at "
+			      "6 vs 6 boots (docs/STATISTICS.md)\n");
+}
+
+/*
+ * Lines longer than REPORT_MAIL_COLUMNS are folded at a blank, their
+ * continuation indented 2 more than the line; a word longer than the
+ * line (a URL) stays whole on a line of its own.
+ */
+static void wrap_lines(struct strbuf *b)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = b->buf;
+
+	while (*p) {
+		const char *eol = strchrnul(p, '\n');
+		size_t len = eol - p, indent = strspn(p, " "), col, n;
+		const char *w = p + indent;
+		int at_start;
+
+		if (len <= REPORT_MAIL_COLUMNS) {
+			strbuf_add(&out, p, len);
+		} else {
+			/* words, a blank between them, as many as fit */
+			for (n = 0; n < indent; n++)
+				strbuf_addch(&out, ' ');
+			col = indent;
+			at_start = 1;
+			while (w < eol) {
+				const char *e = w;
+				size_t wl;
+
+				while (e < eol && *e != ' ')
+					e++;
+				wl = e - w;
+				if (!at_start && col + 1 + wl > REPORT_MAIL_COLUMNS) {
+					strbuf_addch(&out, '\n');
+					for (n = 0; n < indent + 2; n++)
+						strbuf_addch(&out, ' ');
+					col = indent + 2;
+					at_start = 1;
+				}
+				if (!at_start) {
+					strbuf_addch(&out, ' ');
+					col++;
+				}
+				strbuf_add(&out, w, wl);
+				col += wl;
+				at_start = 0;
+				w = e;
+				while (w < eol && *w == ' ')
+					w++;
+			}
+		}
+		if (*eol)
+			strbuf_addch(&out, '\n');
+		p = *eol ? eol + 1 : eol;
+	}
+	strbuf_reset(b);
+	strbuf_addbuf(b, &out);
+	strbuf_release(&out);
 }
 
 static void compose_body(struct db *db, struct compose_ctx *x,
@@ -961,19 +1056,16 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		compare_verdict(&x->rc, b);
 	strbuf_addstr(b, "\n\nHello,\n\n");
 	if (x->in.headline) {
-		strbuf_addstr(b, "mmci, the kernel CI for Linux mm, noticed "
-			      "that a patch of this series regressed in its "
-			      "own step (the verdict above) on:\n\n");
+		strbuf_addstr(b, "mmci measured a patch of this series that "
+			      "regressed in its own step:\n\n");
 	} else if (m) {
 		report_metric_name(&name, m);
-		strbuf_addf(b, "mmci, the kernel CI for Linux mm, noticed a "
-			    "%+.1f%% %s of %s on:\n\n", m->c.change_pct,
-			    m->c.verdict == VERDICT_WORSE ? "regression" :
-			    "improvement", name.buf);
+		strbuf_addf(b, "mmci measured a %+.1f%% %s of %s on:\n\n",
+			    m->c.change_pct, m->c.verdict == VERDICT_WORSE ?
+			    "regression" : "improvement", name.buf);
 	} else {
-		strbuf_addf(b, "mmci, the kernel CI for Linux mm, noticed no "
-			    "significant change in %zu metric(s) on:\n\n",
-			    x->rc.nr);
+		strbuf_addf(b, "mmci measured no significant change in %zu "
+			    "metric(s) on:\n\n", x->rc.nr);
 	}
 	if (x->series.id) {
 		strbuf_addf(b, "series: %s\n", clean(&t, x->target_subject));
@@ -1039,7 +1131,11 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		strbuf_addf(b, "qemu: %s, libvirt: %s\n",
 			    clean(&t, x->new.qemu_v),
 			    clean(&t2, x->new.libvirt_v));
-	strbuf_addf(b, "parameters: %s\n\n", clean(&t, x->new.params));
+	if (x->new.cmdline && *x->new.cmdline)
+		strbuf_addf(b, "guest command line: %s\n",
+			    clean(&t, x->new.cmdline));
+	mail_test_line(b, &x->rc);
+	strbuf_addch(b, '\n');
 
 	if (x->in.headline || (m && m->c.verdict == VERDICT_WORSE)) {
 		strbuf_addf(b, "A commit that fixes this on its own (not a new "
@@ -1063,16 +1159,15 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	if (x->in.steps && *x->in.steps) {
 		strbuf_addstr(b, x->in.steps);
 		strbuf_rtrim(b);
-		strbuf_addstr(b, "\n\nthe series as a whole:\n");
-		compare_format_table(db, &x->rc, b);
-		strbuf_addstr(b, "\nthe series as a whole: ");
-		compare_verdict(&x->rc, b);
-		strbuf_addch(b, '\n');
-	} else if (x->in.headline) {
-		compare_format_table(db, &x->rc, b);
-	} else {
-		compare_format(db, &x->rc, b);
+		strbuf_addstr(b, "\n\n");
 	}
+	strbuf_addf(b, "The series as a whole (run #%lld against run #%lld): ",
+		    x->new.id, x->base.id);
+	compare_verdict(&x->rc, b);
+	strbuf_addstr(b, "\n");
+	if (x->rc.notes)
+		strbuf_addf(b, "note: %s\n", x->rc.notes);
+	mail_metrics(b, &x->rc);
 	if (x->in.extra && *x->in.extra) {
 		strbuf_rtrim(b);
 		strbuf_addstr(b, "\n\n");
@@ -1362,19 +1457,10 @@ static void compose_other_target(struct compose_ctx *x, struct strbuf *what)
 		add_from_field(&x->to, x->in.to[i]);
 }
 
-/* what the report is, its message-id, sender, subject and recipients */
-static void compose_envelope(const struct compose_ctx *x, const char *domain,
-			     time_t date, const char *what, struct report *out)
+/* the subject of @x's report, @what being the series' or commit's title */
+static void subject_for(const struct compose_ctx *x, const char *what,
+			struct strbuf *s)
 {
-	struct strbuf s = STRBUF_INIT;
-	size_t i;
-
-	out->kind = x->series.id && !x->in.commit ? "series" : "nightly";
-	out->series_id = x->series.id;
-	out->base_run = x->in.base_run;
-	out->new_run = x->in.new_run;
-	out->message_id = new_message_id(domain, date);
-	out->from = xstrdup(x->from.a[0].email);
 	if (x->in.headline && !x->rc.worse) {
 		/* the series hides a patch's regression: say so, the
 		 * patches first; the series as a whole in a word */
@@ -1389,7 +1475,7 @@ static void compose_envelope(const struct compose_ctx *x, const char *domain,
 		if (cut)
 			strbuf_addf(&h, "; series %s", x->rc.better ?
 				    "better" : "no change");
-		report_clean_text(&s, h.buf);
+		report_clean_text(s, h.buf);
 		strbuf_release(&h);
 	} else if (x->in.regressed && *x->in.regressed) {
 		struct strbuf h = STRBUF_INIT;
@@ -1397,10 +1483,52 @@ static void compose_envelope(const struct compose_ctx *x, const char *domain,
 		strbuf_addf(&h, "%s: patch%s %s", what,
 			    strchr(x->in.regressed, ',') ? "es" : "",
 			    x->in.regressed);
-		report_subject(&s, h.buf, &x->rc);
+		report_subject(s, h.buf, &x->rc);
 		strbuf_release(&h);
 	} else {
-		report_subject(&s, what, &x->rc);
+		report_subject(s, what, &x->rc);
+	}
+}
+
+/* what the report is, its message-id, sender, subject and recipients */
+static void compose_envelope(const struct compose_ctx *x, const char *domain,
+			     time_t date, const char *what, struct report *out)
+{
+	struct strbuf s = STRBUF_INIT;
+	size_t i;
+
+	out->kind = x->series.id && !x->in.commit ? "series" : "nightly";
+	out->series_id = x->series.id;
+	out->base_run = x->in.base_run;
+	out->new_run = x->in.new_run;
+	out->message_id = new_message_id(domain, date);
+	out->from = xstrdup(x->from.a[0].email);
+	/* the subject names the verdict whole; the series' title gives way */
+	{
+		size_t len = strlen(what), min = 16, n;
+		char *w;
+
+		for (;;) {
+			w = len < strlen(what) ? xstrfmt("%.*s...", (int)len,
+							 what) : xstrdup(what);
+			strbuf_reset(&s);
+			subject_for(x, w, &s);
+			free(w);
+			if (s.len <= REPORT_SUBJECT_MAX || len <= min)
+				break;
+			len = s.len - REPORT_SUBJECT_MAX + 3 < len - min ?
+			      len - (s.len - REPORT_SUBJECT_MAX + 3) : min;
+			/* at the end of a word when one ends nearby, and
+			 * never in the middle of a UTF-8 character */
+			for (n = len; n > min && len - n < 16; n--)
+				if (what[n - 1] != ' ' && what[n] == ' ')
+					break;
+			if (n > min && len - n < 16)
+				len = n;
+			while (len > min && ((unsigned char)what[len] & 0xc0) ==
+						    0x80)
+				len--;
+		}
 	}
 	out->subject = strbuf_detach(&s, NULL);
 	out->rcpt = xcalloc(x->to.nr + x->cc.nr + 1, sizeof(*out->rcpt));
@@ -1468,6 +1596,7 @@ int report_compose(struct db *db, const struct report_input *in,
 	compose_headers(&x, date, out);
 	format_address(&from_line, &x.from.a[0]);
 	compose_body(db, &x, from_line.buf, &body);
+	wrap_lines(&body);
 	add_body(&out->text, &body);
 	ret = 0;
 out:

@@ -42,6 +42,14 @@ struct smtp_settings;
 /* References: ids kept, the nearest to the mail answered */
 #define REPORT_MAX_REFERENCES 8
 
+/*
+ * A subject is at most this many bytes: the verdict stays whole, the
+ * series' or commit's title before it is shortened ("...") to make room.
+ */
+#define REPORT_SUBJECT_MAX 100
+/* a body line is at most this many columns (a URL may be longer) */
+#define REPORT_MAIL_COLUMNS 80
+
 struct report_input {
 	long long base_run, new_run;	/* runs.id; required */
 	long long series_id;	/* 0: the new run's build's series, if any */
