@@ -168,10 +168,27 @@ check:
 	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
 		prove $(PROVE_OPTS) $(UNIT_TESTS) $(CHECK_TESTS)
 
+# make test runs two files at once: the files that boot a guest or build
+# a kernel (a "# mmci-test-needs:" line naming vm or kernel-build, or a
+# test_expect_vm case) one after another, in name order, as one sequence
+# (they share the checkout's kernel tree and build cache, and two guests
+# would oversubscribe the two CPUs); every other file beside them. A file
+# asserts only on what it started (docs/TESTING.md), so neighbours do not
+# matter. TEST_JOBS=1 runs everything in sequence.
+TEST_JOBS ?= 2
+HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
+	-e '^test_expect_vm ' tests/t[0-9]*.sh)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+TEST_RULES = --rules='seq={$(subst $(space),$(comma),$(strip $(HEAVY_TESTS)))}' \
+	--rules='par=**'
+
 test: setup
 	$(call check_reach,$(REACH_USERS) libvirt-qemu)
 	$(MAKE) all $(UNIT_TESTS)
-	prove $(PROVE_OPTS) $(UNIT_TESTS) tests/t[0-9]*.sh
+	prove $(PROVE_OPTS) -j$(TEST_JOBS) $(TEST_RULES) $(UNIT_TESTS) \
+		tests/t[0-9]*.sh
 
 test-long: setup
 	$(MAKE) all
