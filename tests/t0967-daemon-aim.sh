@@ -20,6 +20,8 @@ unset MMCI_CONFIG MMCI_SOURCES MMCI_POLL_S MMCI_MAIL_SEND MMCI_WEB_LISTEN \
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0 MMCI_FETCH_ATTEMPTS=2
 export MMCI_TREE="$TRASH/tree" MMCI_BASE=v0
 GIT="git -c user.name=Dev -c user.email=dev@example.org -c init.defaultBranch=main"
+export GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org \
+	GIT_COMMITTER_NAME=Dev GIT_COMMITTER_EMAIL=dev@example.org
 
 # series NAME "COVER CLAIM" FILE...: a one-patch series on v0 touching
 # FILEs, its cover letter making the claim; served as lore serves it
