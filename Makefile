@@ -166,7 +166,7 @@ check:
 	$(call check_reach,$(REACH_USERS))
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) all $(UNIT_TESTS)
 	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
-		prove $(PROVE_OPTS) $(UNIT_TESTS) $(CHECK_TESTS)
+		prove $(PROVE_OPTS) -j$(TEST_JOBS) $(UNIT_TESTS) $(CHECK_TESTS)
 
 # make test runs two files at once: the files that boot a guest or build
 # a kernel (a "# mmci-test-needs:" line naming vm or kernel-build, or a
