@@ -3,7 +3,10 @@
  * bundle.c - a run as one self-contained file, and that file stored back
  * as a run of another database (bundle.h).
  */
+#include <math.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <git2.h>
 #include <zlib.h>
@@ -16,6 +19,7 @@
 #include "ingest.h"
 #include "remote.h"
 #include "run.h"
+#include "series.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -442,11 +446,165 @@ int bundle_write(const json_t *b, const char *path)
 
 /* ---- reading one ----------------------------------------------------- */
 
+/*
+ * Gzip data @in into @out, never more than BUNDLE_MAX_JSON bytes: a bomb
+ * stops at the bound, so the inflated text held is at most 64 MiB (an
+ * mbox may inflate to 1 GiB, ingest.h; a bundle never needs that, and
+ * jansson would take some GB of it). Members follow each other as
+ * gzip(1) writes them; anything else after them is damage.
+ */
+static int gunzip_bounded(const char *src, const unsigned char *in,
+			  size_t len, struct strbuf *out)
+{
+	z_stream z;
+	int rc, ret = -1;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		BUG("inflateInit2 failed");
+	z.next_in = (unsigned char *)in;
+	z.avail_in = len;
+	strbuf_reset(out);
+	for (;;) {
+		size_t room;
+
+		if (out->len > BUNDLE_MAX_JSON) {
+			error("bundle '%s' inflates to more than %u bytes, the "
+			      "bound of a bundle's JSON (a gzip bomb?): "
+			      "refused, nothing of it parsed", src,
+			      BUNDLE_MAX_JSON);
+			break;
+		}
+		if (out->alloc - out->len < (64u << 10) + 1)
+			strbuf_grow(out, 64u << 10);
+		room = out->alloc - out->len - 1;
+		if (room > BUNDLE_MAX_JSON + 1 - out->len)
+			room = BUNDLE_MAX_JSON + 1 - out->len;
+		z.next_out = (unsigned char *)out->buf + out->len;
+		z.avail_out = room;
+		rc = inflate(&z, Z_NO_FLUSH);
+		strbuf_setlen(out, out->len + room - z.avail_out);
+		if (rc == Z_STREAM_END) {
+			if (!z.avail_in) {
+				ret = 0;
+				break;
+			}
+			if (z.avail_in >= 2 && z.next_in[0] == 0x1f &&
+			    z.next_in[1] == 0x8b) {
+				inflateReset(&z);
+				continue;
+			}
+			error("bundle '%s': %u byte(s) of garbage after the "
+			      "gzip data", src, z.avail_in);
+			break;
+		}
+		if (rc == Z_OK)
+			continue;
+		if (rc == Z_BUF_ERROR && !z.avail_in)
+			error("bundle '%s': truncated gzip data: it ends after "
+			      "%zu bytes, inside the stream", src, len);
+		else
+			error("bundle '%s': corrupt gzip data at byte %zu of "
+			      "%zu: %s", src, len - z.avail_in, len,
+			      z.msg ? z.msg : "inflate failed");
+		break;
+	}
+	inflateEnd(&z);
+	return ret;
+}
+
+/* the JSON text of bundle file @path, within BUNDLE_MAX_JSON */
+static int read_text(const char *src, const char *path, struct strbuf *text)
+{
+	struct strbuf raw = STRBUF_INIT;
+	struct stat st;
+	int ret;
+
+	if (check_input_file(path, "bundle") < 0)
+		return -1;
+	if (stat(path, &st) < 0)
+		return error_errno("cannot read '%s'", path);
+	if ((unsigned long long)st.st_size > BUNDLE_MAX_JSON)
+		return error("bundle '%s' is %lld bytes, above the bound of "
+			     "%u", src, (long long)st.st_size,
+			     BUNDLE_MAX_JSON);
+	if (strbuf_read_file(&raw, path, st.st_size) < 0) {
+		strbuf_release(&raw);
+		return error_errno("cannot read '%s'", path);
+	}
+	if (raw.len > BUNDLE_MAX_JSON) {
+		ret = error("bundle '%s' is %zu bytes, above the bound of %u",
+			    src, raw.len, BUNDLE_MAX_JSON);
+	} else if (raw.len >= 2 && (unsigned char)raw.buf[0] == 0x1f &&
+		   (unsigned char)raw.buf[1] == 0x8b) {
+		ret = gunzip_bounded(src, (unsigned char *)raw.buf, raw.len,
+				     text);
+	} else {
+		strbuf_release(text);
+		*text = raw;
+		return 0;
+	}
+	strbuf_release(&raw);
+	return ret;
+}
+
+/*
+ * Count what jansson would build from @s before it builds it: the
+ * elements (each comma and each container opens one), the containers and
+ * the depth, outside strings. 970 KB of gzip'd empty objects parsed to
+ * 6 GB before this; now that bundle is refused having held its text.
+ */
+static int count_values(const char *src, const char *s, size_t len)
+{
+	size_t i, elements = 1, containers = 0, depth = 0;
+	int in_str = 0;
+
+	for (i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '\\':
+			i += in_str;
+			continue;
+		case '"':
+			in_str = !in_str;
+			continue;
+		}
+		if (in_str)
+			continue;
+		switch (s[i]) {
+		case '{': case '[':
+			containers++;
+			elements++;
+			if (++depth > BUNDLE_MAX_DEPTH)
+				return error("bundle '%s': JSON nested more "
+					     "than %d deep, the bound of a "
+					     "bundle", src, BUNDLE_MAX_DEPTH);
+			break;
+		case '}': case ']':
+			depth -= depth > 0;
+			break;
+		case ',':
+			elements++;
+			break;
+		default:
+			continue;
+		}
+		if (containers > BUNDLE_MAX_CONTAINERS)
+			return error("bundle '%s': more than %u JSON arrays "
+				     "and objects, the bound of a bundle", src,
+				     BUNDLE_MAX_CONTAINERS);
+		if (elements > BUNDLE_MAX_VALUES)
+			return error("bundle '%s': more than %u JSON values, "
+				     "the bound of a bundle", src,
+				     BUNDLE_MAX_VALUES);
+	}
+	return 0;
+}
+
 int bundle_read(const struct mmci_config *cfg, const char *src, json_t **out,
 		char sha1[41])
 {
 	struct fetch_result res = { 0 };
-	struct strbuf text = STRBUF_INIT, damage = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT;
 	const char *path = src;
 	json_error_t je;
 	const char *fmt;
@@ -459,20 +617,18 @@ int bundle_read(const struct mmci_config *cfg, const char *src, json_t **out,
 
 		fetch_opts_init(&fo);
 		fo.refresh = 1;
+		if (fo.max_bytes > BUNDLE_MAX_JSON)
+			fo.max_bytes = BUNDLE_MAX_JSON;
 		if (fetch_url(cfg, src, &fo, &res) < 0)
 			goto out;
 		path = res.path;
-	} else if (check_input_file(src, "bundle") < 0) {
-		goto out;
 	}
-	if (mbox_read_file(path, &text, &damage) < 0)
+	if (read_text(src, path, &text) < 0 ||
+	    count_values(src, text.buf, text.len) < 0)
 		goto out;
-	if (damage.len) {
-		error("bundle '%s': %s", src, damage.buf);
-		goto out;
-	}
 	hash_hex(text.buf, text.len, sha1);
-	b = json_loadb(text.buf, text.len, 0, &je);
+	/* a key given twice would be checked once and read as the other */
+	b = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES, &je);
 	if (!b) {
 		error("bundle '%s' is not JSON: %s (line %d)", src, je.text,
 		      je.line);
@@ -480,19 +636,636 @@ int bundle_read(const struct mmci_config *cfg, const char *src, json_t **out,
 	}
 	fmt = json_string_value(json_object_get(b, "format"));
 	if (!fmt || strcmp(fmt, BUNDLE_FORMAT)) {
-		error("'%s' is not an mmci bundle (format %s, want %s)", src,
+		error("'%s' is not an mmci bundle (format %.40s, want %s)", src,
 		      fmt ? fmt : "missing", BUNDLE_FORMAT);
-		json_decref(b);
-		b = NULL;
 		goto out;
 	}
+	if (bundle_check(b, src) < 0)
+		goto out;
 	ret = 0;
 out:
+	if (ret < 0) {
+		json_decref(b);
+		b = NULL;
+	}
 	*out = b;
 	fetch_result_release(&res);
 	strbuf_release(&text);
-	strbuf_release(&damage);
 	return ret;
+}
+
+/* ---- checking one ---------------------------------------------------- */
+
+/*
+ * The schema of a bundle, as the import and reproduce use it. Each check
+ * names the field as a path ("boots[2].samples[7][5]") in its one error
+ * line, with the bound it broke.
+ */
+enum { OPT = 0, REQ = 1 };
+/* what a string may hold: a name has no control character at all; a
+ * text (a diff, a message) has tabs and newlines */
+enum { NAME, TEXT };
+
+static int bad(const char *src, const char *field, const char *fmt, ...)
+	PRINTF(3, 4);
+static int bad(const char *src, const char *field, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("bundle '%s': %s %s", src, field, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+static char *field_of(const char *obj, const char *key)
+{
+	return xstrfmt("%s.%s", obj, key);
+}
+
+static int check_chars(const char *src, const char *field, const char *s,
+		       int kind)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && (kind == NAME || (*p != '\t' &&
+						    *p != '\n'))) ||
+		    *p == 0x7f)
+			return bad(src, field, "holds control character "
+				   "0x%02x at byte %zu", *p,
+				   (size_t)(p - (const unsigned char *)s));
+	return 0;
+}
+
+/* a string value @v: NULL or a string of at most @max bytes */
+static int check_strv(const char *src, const char *field, const json_t *v,
+		      int req, size_t max, int kind)
+{
+	size_t len;
+
+	if (!v || json_is_null(v))
+		return req ? bad(src, field, "is missing") : 0;
+	if (!json_is_string(v))
+		return bad(src, field, "is not a string");
+	len = json_string_length(v);
+	if (len > max)
+		return bad(src, field, "is %zu bytes long, above the bound %zu",
+			   len, max);
+	if (req && !len)
+		return bad(src, field, "is empty");
+	return check_chars(src, field, json_string_value(v), kind);
+}
+
+static int check_str(const char *src, const json_t *o, const char *obj,
+		     const char *key, int req, size_t max, int kind)
+{
+	char *f = field_of(obj, key);
+	int ret = check_strv(src, f, json_object_get(o, key), req, max, kind);
+
+	free(f);
+	return ret;
+}
+
+static int check_intv(const char *src, const char *field, const json_t *v,
+		      int req, long long min, long long max)
+{
+	long long n;
+
+	if (!v || json_is_null(v))
+		return req ? bad(src, field, "is missing") : 0;
+	if (!json_is_integer(v))
+		return bad(src, field, "is not an integer");
+	n = json_integer_value(v);
+	if (n < min)
+		return bad(src, field, "is %lld, below the bound %lld", n, min);
+	if (n > max)
+		return bad(src, field, "is %lld, above the bound %lld", n, max);
+	return 0;
+}
+
+static int check_int(const char *src, const json_t *o, const char *obj,
+		     const char *key, int req, long long min, long long max)
+{
+	char *f = field_of(obj, key);
+	int ret = check_intv(src, f, json_object_get(o, key), req, min, max);
+
+	free(f);
+	return ret;
+}
+
+/* a number, finite, in min..max */
+static int check_numv(const char *src, const char *field, const json_t *v,
+		      int req, double min, double max)
+{
+	double d;
+
+	if (!v || json_is_null(v))
+		return req ? bad(src, field, "is missing") : 0;
+	if (!json_is_number(v))
+		return bad(src, field, "is not a number");
+	d = json_number_value(v);
+	if (!isfinite(d) || d < min || d > max)
+		return bad(src, field, "is %g, outside the bounds %g..%g", d,
+			   min, max);
+	return 0;
+}
+
+static int check_num(const char *src, const json_t *o, const char *obj,
+		     const char *key, int req, double min, double max)
+{
+	char *f = field_of(obj, key);
+	int ret = check_numv(src, f, json_object_get(o, key), req, min, max);
+
+	free(f);
+	return ret;
+}
+
+/* one of @words (NULL-terminated) */
+static int check_word(const char *src, const json_t *o, const char *obj,
+		      const char *key, int req, const char *const *words)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	const char *const *w;
+	struct strbuf all = STRBUF_INIT;
+	char *f;
+
+	if (check_str(src, o, obj, key, req, BUNDLE_MAX_NAME, NAME) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	for (w = words; *w; w++)
+		if (!strcmp(s, *w))
+			return 0;
+	for (w = words; *w; w++)
+		strbuf_addf(&all, "%s%s", w == words ? "" : ", ", *w);
+	f = field_of(obj, key);
+	bad(src, f, "is '%.40s', not one of %s", s, all.buf);
+	free(f);
+	strbuf_release(&all);
+	return -1;
+}
+
+/* hex digits, exactly @len of them (a commit id) or 1..@len */
+static int check_hex(const char *src, const json_t *o, const char *obj,
+		     const char *key, int req, size_t len, int exact)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	int ret = check_str(src, o, obj, key, req, len, NAME);
+	char *f;
+
+	if (ret < 0 || !s || !*s)
+		return ret;
+	if (strspn(s, "0123456789abcdef") == strlen(s) &&
+	    (!exact || strlen(s) == len))
+		return 0;
+	f = field_of(obj, key);
+	ret = bad(src, f, "is '%.48s', not %s%zu hex digits", s,
+		  exact ? "" : "at most ", len);
+	free(f);
+	return ret;
+}
+
+/* an array of at most @max elements (an absent one is empty when !req) */
+static int check_array(const char *src, const json_t *o, const char *obj,
+		       const char *key, int req, size_t max)
+{
+	const json_t *v = json_object_get(o, key);
+	char *f = field_of(obj, key);
+	int ret = 0;
+
+	if (!v || json_is_null(v))
+		ret = req ? bad(src, f, "is missing") : 0;
+	else if (!json_is_array(v))
+		ret = bad(src, f, "is not an array");
+	else if (json_array_size(v) > max)
+		ret = bad(src, f, "has %zu elements, above the bound %zu",
+			  json_array_size(v), max);
+	free(f);
+	return ret;
+}
+
+static int check_object(const char *src, const json_t *o, const char *obj,
+			const char *key, int req)
+{
+	const json_t *v = json_object_get(o, key);
+	char *f = field_of(obj, key);
+	int ret = 0;
+
+	if (!v || json_is_null(v))
+		ret = req ? bad(src, f, "is missing") : 0;
+	else if (!json_is_object(v))
+		ret = bad(src, f, "is not an object");
+	free(f);
+	return ret;
+}
+
+int bundle_remote_allowed(const char *url)
+{
+	static const char *const schemes[] = { "https://", "http://",
+					       "git://", "ssh://", NULL };
+	const char *const *p;
+	const char *colon = strchr(url, ':'), *at = strchr(url, '@');
+
+	for (p = schemes; *p; p++)
+		if (starts_with(url, *p) && url[strlen(*p)])
+			return 1;
+	/* scp-like user@host:path, which git and libgit2 take as ssh */
+	if (at && colon && at < colon && at > url && colon > at + 1 &&
+	    strcspn(url, "/") > (size_t)(colon - url))
+		return 1;
+	/* file://, a path: a repository of this host, read as root */
+	return config_number("MMCI_BUNDLE_ALLOW_FILE") == 1 &&
+	       (starts_with(url, "file://") || *url == '/');
+}
+
+/* a branch name as the fetch's refspec takes it: no pattern, no ':' */
+static int check_branch(const char *src, const char *field, const char *b)
+{
+	char *ref = xstrfmt("refs/heads/%s", b);
+	int valid = 0;
+
+	if (git_reference_name_is_valid(&valid, ref) < 0)
+		valid = 0;
+	free(ref);
+	if (valid && !strpbrk(b, "*:?[\\ ") && *b != '-')
+		return 0;
+	return bad(src, field, "'%.80s' is not a branch name", b);
+}
+
+/*
+ * The initramfs a run booted: mmci's own is <data>/images/<release>-
+ * <key>.cpio.gz (image.c), made again here for the new kernel; any other
+ * path is a file of the other host (or of this one: /etc/shadow). Only
+ * the name is kept, under this host's <data>/images.
+ */
+static int check_initrd(const char *src, const json_t *run)
+{
+	const char *p = json_string_value(json_object_get(run, "initrd"));
+	const char *rel = json_string_value(json_object_get(run,
+							    "kernel_release"));
+	const char *base, *key;
+	size_t n;
+
+	if (check_str(src, run, "run", "initrd", OPT, BUNDLE_MAX_NAME,
+		      NAME) < 0)
+		return -1;
+	if (!p || !*p)
+		return 0;	/* none recorded: mmci's own, made here */
+	base = strrchr(p, '/');
+	base = base ? base + 1 : p;
+	n = strlen(rel);
+	key = base + n + 1;
+	if (!strstr(p, "/..") && base - p >= 8 &&
+	    !strncmp(base - 8, "/images/", 8) && !strncmp(base, rel, n) &&
+	    base[n] == '-' && strlen(key) > 8 &&
+	    strspn(key, "0123456789abcdef") == strlen(key) - 8 &&
+	    ends_with(key, ".cpio.gz"))
+		return 0;
+	return bad(src, "run.initrd", "'%.200s' is not mmci's own initramfs "
+		   "(.../images/%s-KEY.cpio.gz): a bundle's run boots only "
+		   "the initramfs mmci makes, never a file named by the "
+		   "bundle", p, rel);
+}
+
+/* run.params: the runner's parameters, a flat object (run.c) */
+static int check_params(const char *src, const json_t *run)
+{
+	static const struct {
+		const char *key;
+		long long max;
+	} ints[] = {
+		{ "iters", BUNDLE_MAX_ITERS },
+		{ "hotplug_iters", BUNDLE_MAX_ITERS },
+		{ "timeout_s", BUNDLE_MAX_TIMEOUT_S },
+		{ "vmem_max_mib", BUNDLE_MAX_RAM_MIB },
+	};
+	const json_t *pj = json_object_get(run, "params"), *v;
+	const char *key;
+	size_t i;
+
+	if (json_is_string(pj))	/* an older mmci's: reproduce refuses it */
+		return check_str(src, run, "run", "params", REQ,
+				 BUNDLE_MAX_MESSAGE, NAME);
+	if (check_object(src, run, "run", "params", REQ) < 0)
+		return -1;
+	if (json_object_size(pj) > 64)
+		return bad(src, "run.params", "has %zu keys, above the bound "
+			   "64", json_object_size(pj));
+	if (check_str(src, pj, "run.params", "cmdline", REQ, 4096, NAME) < 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(ints); i++)
+		if (check_int(src, pj, "run.params", ints[i].key, OPT, 0,
+			      ints[i].max) < 0)
+			return -1;
+	json_object_foreach((json_t *)pj, key, v) {
+		char *f = field_of("run.params", key);
+		int ret = 0;
+
+		if (strlen(key) > 64 ||
+		    strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+		    strlen(key))
+			ret = bad(src, "run.params", "has a key '%.64s' that "
+				  "is not a parameter name", key);
+		else if (json_is_string(v))
+			ret = check_strv(src, f, v, OPT, 4096, NAME);
+		else if (json_is_integer(v))
+			ret = check_intv(src, f, v, OPT, -1, 1ll << 40);
+		else if (!json_is_boolean(v) && !json_is_null(v) &&
+			 !json_is_real(v))
+			ret = bad(src, f, "is not a string, number or boolean");
+		free(f);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_run(const char *src, const json_t *b)
+{
+	static const char *const accels[] = { "kvm", "tcg", NULL };
+	static const char *const clocks[] = { "icount", "wall", NULL };
+	static const char *const backings[] = { "tmpfs", "disk", NULL };
+	static const char *const statuses[] = { "ok", "failed", NULL };
+	const json_t *run = json_object_get(b, "run");
+	const char *arch;
+
+	if (check_object(src, b, "bundle", "run", REQ) < 0 ||
+	    check_str(src, run, "run", "workloads", REQ, 256, NAME) < 0 ||
+	    check_params(src, run) < 0 ||
+	    check_word(src, run, "run", "accel", REQ, accels) < 0 ||
+	    check_word(src, run, "run", "clock", REQ, clocks) < 0 ||
+	    check_int(src, run, "run", "vcpus", REQ, 1, BUNDLE_MAX_VCPUS) < 0 ||
+	    check_int(src, run, "run", "ram_mib", REQ, 1,
+		      BUNDLE_MAX_RAM_MIB) < 0 ||
+	    check_int(src, run, "run", "nvdimm_mib", REQ, 0,
+		      BUNDLE_MAX_NVDIMM_MIB) < 0 ||
+	    check_word(src, run, "run", "backing", REQ, backings) < 0 ||
+	    check_str(src, run, "run", "kernel_release", REQ, 256, NAME) < 0 ||
+	    check_int(src, run, "run", "hz", OPT, 0, 100000) < 0 ||
+	    check_str(src, run, "run", "qemu", OPT, 256, NAME) < 0 ||
+	    check_str(src, run, "run", "libvirt", OPT, 256, NAME) < 0 ||
+	    check_str(src, run, "run", "runner_sha1", OPT, 64, NAME) < 0 ||
+	    check_str(src, run, "run", "initrd_sha1", OPT, 64, NAME) < 0 ||
+	    check_str(src, run, "run", "setup_sha1", OPT, 64, NAME) < 0 ||
+	    check_word(src, run, "run", "status", REQ, statuses) < 0 ||
+	    check_str(src, run, "run", "error", OPT, BUNDLE_MAX_MESSAGE,
+		      TEXT) < 0 ||
+	    check_num(src, run, "run", "started_at", OPT, 0, 1e11) < 0 ||
+	    check_num(src, run, "run", "ended_at", OPT, 0, 1e11) < 0 ||
+	    check_int(src, run, "run", "concurrent", OPT, 0, 1024) < 0 ||
+	    check_str(src, run, "run", "arch", OPT, 32, NAME) < 0)
+		return -1;
+	/* the release names files: <data>/images/<release>-..., modules */
+	if (strchr(json_string_value(json_object_get(run, "kernel_release")),
+		   '/') ||
+	    *json_string_value(json_object_get(run, "kernel_release")) == '.')
+		return bad(src, "run.kernel_release", "is not a release name");
+	arch = json_string_value(json_object_get(run, "arch"));
+	if (arch && !arch_find(arch))
+		return bad(src, "run.arch", "'%s' is no arch of this mmci",
+			   arch);
+	return check_initrd(src, run);
+}
+
+static int check_series(const char *src, const json_t *k)
+{
+	const json_t *s = json_object_get(k, "series"), *p;
+	const json_t *patches = json_object_get(s, "patches");
+	char *f;
+	size_t i;
+	int ret = 0;
+
+	if (!s || json_is_null(s))
+		return 0;
+	if (check_object(src, k, "kernel", "series", REQ) < 0 ||
+	    check_str(src, s, "kernel.series", "title", OPT, BUNDLE_MAX_NAME,
+		      NAME) < 0 ||
+	    check_int(src, s, "kernel.series", "version", REQ, 0, 1000) < 0 ||
+	    check_int(src, s, "kernel.series", "total", REQ, 0,
+		      SERIES_MAX_PATCHES) < 0 ||
+	    check_str(src, s, "kernel.series", "message_id", OPT,
+		      BUNDLE_MAX_NAME, NAME) < 0 ||
+	    check_str(src, s, "kernel.series", "author", OPT,
+		      BUNDLE_MAX_NAME, NAME) < 0 ||
+	    check_hex(src, s, "kernel.series", "base_commit", OPT, 40, 0) < 0 ||
+	    check_array(src, s, "kernel.series", "patches", REQ,
+			SERIES_MAX_PATCHES) < 0 ||
+	    check_int(src, s, "kernel.series", "upto", REQ, 1,
+		      json_array_size(patches)) < 0)
+		return -1;
+	json_array_foreach(patches, i, p) {
+		f = xstrfmt("kernel.series.patches[%zu]", i);
+		if (!json_is_object(p))
+			ret = bad(src, f, "is not an object");
+		else if (check_int(src, p, f, "idx", REQ, 0,
+				   SERIES_MAX_PATCHES) < 0 ||
+			 check_int(src, p, f, "version", OPT, 0, 1000) < 0 ||
+			 check_str(src, p, f, "title", OPT, BUNDLE_MAX_NAME,
+				   NAME) < 0 ||
+			 check_str(src, p, f, "author_name", OPT,
+				   BUNDLE_MAX_NAME, NAME) < 0 ||
+			 check_str(src, p, f, "author_email", OPT,
+				   BUNDLE_MAX_NAME, NAME) < 0 ||
+			 check_int(src, p, f, "date", OPT, 0, 1ll << 40) < 0 ||
+			 check_str(src, p, f, "commit_message", REQ,
+				   BUNDLE_MAX_MESSAGE * 16, TEXT) < 0 ||
+			 check_str(src, p, f, "diff", REQ, BUNDLE_MAX_TEXT,
+				   TEXT) < 0)
+			ret = -1;
+		free(f);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_kernel(const char *src, const json_t *b)
+{
+	const json_t *k = json_object_get(b, "kernel");
+	const json_t *base = json_object_get(k, "base");
+	const json_t *remote = json_object_get(base, "remote");
+	const json_t *frag = json_object_get(k, "fragment");
+	const char *kind, *url, *branch;
+
+	if (check_object(src, b, "bundle", "kernel", REQ) < 0 ||
+	    check_str(src, k, "kernel", "kind", REQ, 32, NAME) < 0)
+		return -1;
+	kind = json_string_value(json_object_get(k, "kind"));
+	if (!strcmp(kind, "prebuilt"))
+		return bad(src, "kernel.kind", "is 'prebuilt' (the file "
+			   "'%.200s' of its host): a bundle's kernel is built "
+			   "here from its commit and series, never a path the "
+			   "bundle names", json_string_value(json_object_get(
+			   k, "path")) ? json_string_value(json_object_get(
+			   k, "path")) : "");
+	if (strcmp(kind, "build"))
+		return bad(src, "kernel.kind", "is '%.40s', not 'build'", kind);
+	if (check_hex(src, k, "kernel", "commit", REQ, 40, 1) < 0 ||
+	    check_str(src, k, "kernel", "tree", OPT, 64, NAME) < 0 ||
+	    check_str(src, k, "kernel", "compiler", OPT, BUNDLE_MAX_NAME,
+		      NAME) < 0 ||
+	    check_str(src, k, "kernel", "release", OPT, 256, NAME) < 0 ||
+	    check_int(src, k, "kernel", "hz", OPT, 0, 100000) < 0 ||
+	    check_object(src, k, "kernel", "base", REQ) < 0 ||
+	    check_hex(src, base, "kernel.base", "commit", REQ, 40, 1) < 0 ||
+	    check_str(src, base, "kernel.base", "ref", OPT, 256, NAME) < 0 ||
+	    check_object(src, base, "kernel.base", "remote", OPT) < 0 ||
+	    check_str(src, remote, "kernel.base.remote", "name", OPT, 256,
+		      NAME) < 0 ||
+	    check_str(src, remote, "kernel.base.remote", "url", OPT,
+		      BUNDLE_MAX_NAME, NAME) < 0 ||
+	    check_str(src, remote, "kernel.base.remote", "branch", OPT, 256,
+		      NAME) < 0 ||
+	    check_object(src, k, "kernel", "fragment", REQ) < 0 ||
+	    check_str(src, frag, "kernel.fragment", "name", REQ, 255,
+		      NAME) < 0 ||
+	    check_hex(src, frag, "kernel.fragment", "sha1", REQ, 40, 1) < 0 ||
+	    check_str(src, frag, "kernel.fragment", "text", OPT,
+		      BUNDLE_MAX_TEXT, TEXT) < 0 ||
+	    check_object(src, k, "kernel", "dotconfig", OPT) < 0 ||
+	    check_hex(src, json_object_get(k, "dotconfig"), "kernel.dotconfig",
+		      "sha1", OPT, 40, 1) < 0 ||
+	    check_str(src, json_object_get(k, "dotconfig"), "kernel.dotconfig",
+		      "text", OPT, BUNDLE_MAX_TEXT, TEXT) < 0)
+		return -1;
+	url = json_string_value(json_object_get(remote, "url"));
+	if (url && *url && !bundle_remote_allowed(url))
+		return bad(src, "kernel.base.remote.url", "'%.200s' is not an "
+			   "http(s)://, git:// or ssh:// URL (a repository of "
+			   "this host is fetched only with "
+			   "MMCI_BUNDLE_ALLOW_FILE=1)", url);
+	branch = json_string_value(json_object_get(remote, "branch"));
+	if (branch && *branch &&
+	    check_branch(src, "kernel.base.remote.branch", branch) < 0)
+		return -1;
+	/* without a remote branch, the fetch takes the ref's last part */
+	branch = json_string_value(json_object_get(base, "ref"));
+	if (branch && strrchr(branch, '/'))
+		branch = strrchr(branch, '/') + 1;
+	if (branch && *branch &&
+	    check_branch(src, "kernel.base.ref", branch) < 0)
+		return -1;
+	return check_series(src, k);
+}
+
+static int check_boots(const char *src, const json_t *b)
+{
+	static const char *const statuses[] = { "running", "ok", "failed",
+						NULL };
+	const json_t *boots = json_object_get(b, "boots"), *bt, *x;
+	size_t i, j;
+	int ret = 0;
+
+	if (check_array(src, b, "bundle", "boots", REQ, BUNDLE_MAX_BOOTS) < 0)
+		return -1;
+	json_array_foreach(boots, i, bt) {
+		char *f = xstrfmt("boots[%zu]", i);
+
+		if (!json_is_object(bt))
+			ret = bad(src, f, "is not an object");
+		else if (check_int(src, bt, f, "idx", REQ, 0,
+				   BUNDLE_MAX_BOOTS) < 0 ||
+			 check_word(src, bt, f, "status", REQ, statuses) < 0 ||
+			 check_str(src, bt, f, "end_kind", OPT, 64, NAME) < 0 ||
+			 check_str(src, bt, f, "error", OPT,
+				   BUNDLE_MAX_MESSAGE, TEXT) < 0 ||
+			 check_num(src, bt, f, "duration_s", OPT, 0, 1e9) < 0 ||
+			 check_array(src, bt, f, "samples", OPT,
+				     BUNDLE_MAX_SAMPLES) < 0 ||
+			 check_array(src, bt, f, "events", OPT,
+				     BUNDLE_MAX_EVENTS) < 0)
+			ret = -1;
+		json_array_foreach(ret < 0 ? NULL :
+				   json_object_get(bt, "samples"), j, x) {
+			char *g = xstrfmt("%s.samples[%zu]", f, j);
+			char *e[6];
+			int k;
+
+			for (k = 0; k < 6; k++)
+				e[k] = xstrfmt("%s[%d]", g, k);
+			if (!json_is_array(x) || json_array_size(x) != 6)
+				ret = bad(src, g, "is not an array of 6");
+			else if (check_strv(src, e[0], json_array_get(x, 0),
+					    REQ, 64, NAME) < 0 ||
+				 check_strv(src, e[1], json_array_get(x, 1),
+					    OPT, 256, NAME) < 0 ||
+				 check_strv(src, e[2], json_array_get(x, 2),
+					    REQ, 128, NAME) < 0 ||
+				 check_strv(src, e[3], json_array_get(x, 3),
+					    REQ, 32, NAME) < 0 ||
+				 check_intv(src, e[4], json_array_get(x, 4),
+					    REQ, -1, BUNDLE_MAX_ITERS) < 0 ||
+				 check_numv(src, e[5], json_array_get(x, 5),
+					    REQ, -1e300, 1e300) < 0)
+				ret = -1;
+			for (k = 0; k < 6; k++)
+				free(e[k]);
+			free(g);
+			if (ret < 0)
+				break;
+		}
+		json_array_foreach(ret < 0 ? NULL :
+				   json_object_get(bt, "events"), j, x) {
+			char *g = xstrfmt("%s.events[%zu]", f, j);
+
+			if (!json_is_array(x) || json_array_size(x) != 6)
+				ret = bad(src, g, "is not an array of 6");
+			else if (check_strv(src, g, json_array_get(x, 0), OPT,
+					    64, NAME) < 0 ||
+				 check_strv(src, g, json_array_get(x, 1), OPT,
+					    256, NAME) < 0 ||
+				 check_strv(src, g, json_array_get(x, 2), REQ,
+					    64, NAME) < 0 ||
+				 check_intv(src, g, json_array_get(x, 3), REQ,
+					    -1, BUNDLE_MAX_ITERS) < 0 ||
+				 check_strv(src, g, json_array_get(x, 4), OPT,
+					    256, NAME) < 0 ||
+				 check_strv(src, g, json_array_get(x, 5), REQ,
+					    BUNDLE_MAX_MESSAGE, TEXT) < 0)
+				ret = -1;
+			free(g);
+			if (ret < 0)
+				break;
+		}
+		free(f);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int bundle_check(const json_t *b, const char *src)
+{
+	const json_t *origin = json_object_get(b, "origin");
+
+	if (!json_is_object(b))
+		return error("bundle '%s' is not a JSON object", src);
+	if (check_object(src, b, "bundle", "origin", REQ) < 0 ||
+	    check_str(src, origin, "origin", "host", REQ, 255, NAME) < 0 ||
+	    check_int(src, origin, "origin", "run", REQ, 1,
+		      (1ll << 53)) < 0 ||
+	    check_str(src, origin, "origin", "page", OPT, BUNDLE_MAX_NAME,
+		      NAME) < 0 ||
+	    check_run(src, b) < 0 || check_kernel(src, b) < 0 ||
+	    check_boots(src, b) < 0 ||
+	    check_str(src, b, "bundle", "domain_xml", OPT, BUNDLE_MAX_MESSAGE * 16,
+		      TEXT) < 0)
+		return -1;
+	return 0;
+}
+
+int bundle_run_imported(struct db *db, long long run_id)
+{
+	long long n = 0;
+
+	if (db_int_checked(db, &n, "SELECT count(*) FROM bundle_imports "
+			   "WHERE run_id = ?", "i", run_id) < 0)
+		return -1;
+	return n > 0;
 }
 
 /* ---- storing one ----------------------------------------------------- */
@@ -763,13 +1536,10 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 		*run_id = have;
 		return 0;
 	}
-	if (!strcmp(js(k, "kind"), "prebuilt")) {
-		kernel = js(k, "path");
-		modroot = js(k, "modules_root");
-	} else if (strcmp(js(k, "kind"), "build")) {
-		return error("bundle '%s': unknown kernel kind '%s'", src,
-			     js(k, "kind"));
-	}
+	/* bundle_check(): a build, never a prebuilt file's path */
+	if (strcmp(js(k, "kind"), "build"))
+		return error("bundle '%s': kernel.kind '%s' is not 'build'",
+			     src, js(k, "kind"));
 	if (db_begin(db) < 0)
 		return -1;
 	if (!strcmp(js(k, "kind"), "build") &&
@@ -778,13 +1548,13 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	/*
 	 * The runner's initramfs (<data>/images/<release>-<key>.cpio.gz) is
 	 * made again here for the new kernel: it is named as if this host
-	 * had made it, which is how reproduce knows it. Any other initramfs
-	 * was given by hand and is looked for where it was.
+	 * had made it, which is how reproduce knows it. bundle_check()
+	 * refused any other: only its name is kept, never a path.
 	 */
-	slash = strstr(js(run, "initrd"), "/images/");
-	initrd = slash ? xstrfmt("%s%s", cfg->data_dir, slash) :
-			 xstrdup(*js(run, "initrd") ? js(run, "initrd") :
-				 "(bundle)");
+	slash = strrchr(js(run, "initrd"), '/');
+	initrd = slash ? xstrfmt("%s/images%s", cfg->data_dir, slash) :
+			 xstrfmt("%s/images/%s-bundle.cpio.gz", cfg->data_dir,
+				 js(run, "kernel_release"));
 	label = xstrfmt("bundle: run %lld of %s", ji(origin, "run"),
 			js(origin, "host"));
 	params = json_is_string(json_object_get(run, "params")) ?
@@ -890,6 +1660,12 @@ int bundle_fetch_base(const struct mmci_config *cfg, const json_t *b,
 		goto out;
 	}
 	url = remote_url ? remote_url : js(remote, "url");
+	/* --remote is the operator's; the bundle's was checked, and is
+	 * again here, where it is used */
+	if (!remote_url && *url && !bundle_remote_allowed(url))
+		return error("the bundle's remote '%s' is not an http(s)://, "
+			     "git:// or ssh:// URL (MMCI_BUNDLE_ALLOW_FILE=1 "
+			     "allows a repository of this host)", url);
 	branch = js(remote, "branch");
 	if (!*branch && *js(base, "ref")) {
 		const char *slash = strrchr(js(base, "ref"), '/');

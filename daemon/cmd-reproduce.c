@@ -66,7 +66,13 @@ static const char reproduce_usage[] =
 	"                     from the remote it names when the tree lacks it,\n"
 	"                     its series applied again, and then reproduced\n"
 	"  --remote URL       fetch the bundle's base branch from URL (a\n"
-	"                     mirror) instead of the remote the bundle names\n";
+	"                     mirror) instead of the remote the bundle names\n"
+	"\n"
+	"A bundle is checked whole before anything is fetched, built or\n"
+	"stored: sizes (vCPUs, RAM, NVDIMM, iterations, timeouts, boots,\n"
+	"samples, texts) within bounds, a kernel to build (never a prebuilt\n"
+	"file), mmci's own initramfs, a remote over http(s), git or ssh\n"
+	"(a local one with MMCI_BUNDLE_ALLOW_FILE=1).\n";
 
 /* the builds row of a run that booted a built kernel must be there */
 static int check_build_row(const struct run_row *r)
@@ -513,9 +519,14 @@ static int is_runner_image(const struct run_row *r)
 }
 
 static int initrd_now(const struct mmci_config *cfg, const struct run_row *r,
-		      const struct run_opts *o, int dry_run, char **path,
-		      char sha[41])
+		      const struct run_opts *o, int dry_run, int imported,
+		      char **path, char sha[41])
 {
+	if (!is_runner_image(r) && imported)
+		return error("run #%lld came from a bundle and names the "
+			     "initramfs '%s', not mmci's own: refused, a "
+			     "bundle's path is never opened on this host",
+			     r->id, r->initrd);
 	if (!is_runner_image(r)) {
 		printf("  %-16s %s (given to the original run)\n", "initramfs",
 		       r->initrd);
@@ -684,7 +695,7 @@ int cmd_reproduce(int argc, char **argv)
 	char *qemu_v = NULL, *libvirt_v = NULL;
 	char runner_sha[41] = "", initrd_sha[41] = "";
 	long long run_id, new_id = 0;
-	int c, boots = 0, dry_run = 0, ret = 1, i, ok;
+	int c, boots = 0, dry_run = 0, ret = 1, i, ok, imported;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -722,13 +733,25 @@ int cmd_reproduce(int argc, char **argv)
 	if (strcmp(r.status, "ok"))
 		warning("run #%lld is %s: the comparison may have little or "
 			"nothing to compare", r.id, r.status);
+	/* an imported run's paths are the other host's (bundle.h): one
+	 * imported before bundle_check() existed is refused here */
+	imported = bundle ? 1 : bundle_run_imported(&db, r.id);
+	if (imported < 0)
+		goto out;
+	if (!r.build_id && imported) {
+		error("run #%lld came from a bundle and booted the prebuilt "
+		      "kernel '%s' of its host: refused, a bundle's kernel is "
+		      "built here from its commit", r.id, r.kernel);
+		goto out;
+	}
 	if (r.build_id ? rebuild(&cfg, &db, &r, fragment, dry_run, &br, &o) :
 			 prebuilt(&db, &r, fragment, &o))
 		goto out;
 	accel = choose_accel(&db, &r);
 	print_plan(&r, &o, accel, boots);
 
-	if (initrd_now(&cfg, &r, &o, dry_run, &initrd, initrd_sha) < 0)
+	if (initrd_now(&cfg, &r, &o, dry_run, imported, &initrd,
+		       initrd_sha) < 0)
 		goto out;
 	runner = project_path(&cfg, "runner/mmci-runner");
 	if (hash_file_hex(runner, runner_sha) < 0)

@@ -171,6 +171,8 @@ static const struct setting_def settings[] = {
 	{ "MMCI_FETCH_TIMEOUT", SETTING_NUMBER, 120, 1, 86400, NULL },
 	{ "MMCI_FETCH_MAX_SIZE", SETTING_SIZE, 256ll << 20, 1, 1ll << 40,
 	  NULL },
+	/* bundle.c: 1 lets a bundle's base come from a path of this host */
+	{ "MMCI_BUNDLE_ALLOW_FILE", SETTING_NUMBER, 0, 0, 1, NULL },
 	{ "MMCI_KVM_DEADLINE_S", SETTING_NUMBER, 10, 1, 600, NULL },
 	{ "MMCI_VERBOSE", SETTING_NUMBER, 1, 0, 2, NULL },
 	{ "MMCI_SOURCES", SETTING_WORDS, 0, 0, 0, source_words },
