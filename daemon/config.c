@@ -113,6 +113,17 @@ char *data_path(const struct mmci_config *cfg, const char *sub)
 	return p;
 }
 
+int sandbox_kind_parse(const char *s, enum sandbox_kind *kind)
+{
+	if (!s || !*s || !strcmp(s, "bwrap"))
+		*kind = SANDBOX_BWRAP;
+	else if (!strcmp(s, "none"))
+		*kind = SANDBOX_NONE;
+	else
+		return -1;
+	return 0;
+}
+
 char *project_path(const struct mmci_config *cfg, const char *sub)
 {
 	return xstrfmt("%s/%s", cfg->project_dir, sub);

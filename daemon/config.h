@@ -13,7 +13,17 @@
 #ifndef MMCI_CONFIG_H
 #define MMCI_CONFIG_H
 
-#include "sandbox.h"
+/* how a build is sandboxed (sandbox.h): the MMCI_BUILD_SANDBOX setting */
+enum sandbox_kind {
+	SANDBOX_BWRAP = 0,	/* the default */
+	SANDBOX_NONE,		/* MMCI_BUILD_SANDBOX=none */
+};
+
+/*
+ * sandbox_kind_parse - "bwrap" (or empty) and "none".
+ * Return: 0, or -1 for anything else.
+ */
+int sandbox_kind_parse(const char *s, enum sandbox_kind *kind);
 
 struct mmci_config {
 	char *db_path;

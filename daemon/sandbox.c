@@ -37,17 +37,6 @@ static const char *const base_env[] = { "PATH", "HOME", "LANG", "LC_ALL",
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-int sandbox_kind_parse(const char *s, enum sandbox_kind *kind)
-{
-	if (!s || !*s || !strcmp(s, "bwrap"))
-		*kind = SANDBOX_BWRAP;
-	else if (!strcmp(s, "none"))
-		*kind = SANDBOX_NONE;
-	else
-		return -1;
-	return 0;
-}
-
 const char *sandbox_build_user(void)
 {
 	static const struct {

@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "config.h"	/* enum sandbox_kind: the MMCI_BUILD_SANDBOX setting */
+
 struct child_process;
 
 /* nobody/nogroup: an id that owns nothing and exists in /etc/passwd */
@@ -37,11 +39,6 @@ struct child_process;
 #define SANDBOX_GID 65534
 /* who builds when mmci runs as root (MMCI_BUILD_USER) */
 #define SANDBOX_BUILD_USER "mmci-build"
-
-enum sandbox_kind {
-	SANDBOX_BWRAP = 0,	/* the default */
-	SANDBOX_NONE,		/* MMCI_BUILD_SANDBOX=none */
-};
 
 struct sandbox {
 	enum sandbox_kind kind;
@@ -63,12 +60,6 @@ struct sandbox {
 };
 
 #define SANDBOX_INIT { 0 }
-
-/*
- * sandbox_kind_parse - "bwrap" (or empty) and "none".
- * Return: 0, or -1 for anything else.
- */
-int sandbox_kind_parse(const char *s, enum sandbox_kind *kind);
 
 /*
  * sandbox_build_user - the user the sandbox runs as when mmci runs as
