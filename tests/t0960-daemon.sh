@@ -196,7 +196,8 @@ test_expect 'the report reached the SMTP server, threaded under the cover letter
 	grep -qi "rcpt akpm@example.org" "${m%.eml}.env" &&
 	tr -d "\r" < "$m" > body &&
 	grep -q "rebind_memmap" body &&
-	grep -q "^  +2 mm/mm_init: verify .* worse" body &&
+	grep -q "^patch 2/2 mm/mm_init: verify ZONE_DEVICE" body &&
+	grep -q "^    [0-9.]* -> [0-9.]*  +6[0-9.]*% \[.*\]  worse$" body &&
 	grep -q "http://127.0.0.1:$(cat "$TRASH/wport")/" body &&
 	# the new run and its base, each as a bundle the daemon serves
 	grep "^        mmci reproduce --bundle http://127.0.0.1:$(cat "$TRASH/wport")/bundle/[0-9]*$" body > repro &&

@@ -382,7 +382,8 @@ test_expect 'series 1: its regression, under the cover letter, to its author and
 	grep -q "^Subject: .*rebind_memmap +[0-9.]*% regression$" s1.h &&
 	grep -qx "To: mmci demo <mmci-demo@example.org>" s1.h &&
 	grep -q "^Cc: .*linux-mm@example.org" s1.h &&
-	grep -q "^  +2 mm/mm_init: verify .* worse" s1.body
+	grep -q "^patch 2/2 mm/mm_init: verify ZONE_DEVICE" s1.body &&
+	grep -q "^    [0-9.]* -> [0-9.]*  +6[0-9.]*% \[.*\]  worse$" s1.body
 '
 
 test_expect 'the nightly regression: one mail, in patch 2'"'"'s thread, naming akpm'"'"'s commit' '
