@@ -1160,11 +1160,12 @@ static void index_branches(struct page *pg)
 
 static void page_index(struct page *pg)
 {
+	/* what needs a look first: the series by verdict, then the jobs */
 	page_begin(pg, "mmci: recent runs");
+	index_series(pg);
+	index_jobs(pg);
 	index_branches(pg);
 	index_runs(pg);
-	index_jobs(pg);
-	index_series(pg);
 	index_metrics(pg);
 	page_end(pg);
 }
