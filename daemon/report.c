@@ -487,7 +487,8 @@ void report_subject(struct strbuf *out, const char *what,
 
 	strbuf_addf(&s, "[mmci] %s: ", what);
 	if (m) {
-		report_metric_name(&s, m);
+		/* the subject is short: the variant is in the body */
+		strbuf_addf(&s, "%s.%s", m->workload, m->metric);
 		if (!isnan(m->c.change_pct))
 			strbuf_addf(&s, " %+.1f%%", m->c.change_pct);
 		strbuf_addstr(&s, m->c.verdict == VERDICT_WORSE ?

@@ -257,7 +257,7 @@ static void test_subject(void)
 	set_metric(&m[2], "memremap", "", 12.1, VERDICT_WORSE);
 	set_metric(&m[3], "fsdax", "align-2M", 30.0, VERDICT_WORSE);
 	subject_is(&rc, what, "[mmci] [PATCH v2 0/3] mm: speed up foo: "
-		   "fsdax.align-2M.rebind_memmap +30.0% regression",
+		   "fsdax.rebind_memmap +30.0% regression",
 		   "the largest regression wins over an improvement");
 	m[3].c.verdict = VERDICT_INSUFFICIENT;
 	subject_is(&rc, what, "[mmci] [PATCH v2 0/3] mm: speed up foo: "
