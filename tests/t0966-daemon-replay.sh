@@ -203,6 +203,8 @@ test_expect 'the git server, the list archive, mm-commits, the SMTP server, the 
 		> "$WWW/mm-commits/new.atom" &&
 	smtpd_start "$BOX" sport && sport=$(cat sport) &&
 	free_port > wport && port=$(cat port) &&
+	# --workloads fsdax after the aim (MMCI_RUN_ARGS comes last): the
+	# replay's story is fsdax's; the aim itself is t0967's and t0960's
 	cat > mmci.conf <<-EOF
 	# the daemon of the replay: the local list, tree and mm-commits
 	MMCI_SOURCES=discover,tree,commits
@@ -214,7 +216,7 @@ test_expect 'the git server, the list archive, mm-commits, the SMTP server, the 
 	MMCI_BASE=debian-6.12
 	MMCI_POLL_S=3
 	MMCI_PER_PATCH=1
-	MMCI_RUN_ARGS=--nvdimm 4G --iters 8
+	MMCI_RUN_ARGS=--nvdimm 4G --iters 8 --workloads fsdax
 	MMCI_MAIL_SEND=1
 	MMCI_SMTP_URL=smtp://127.0.0.1:$sport
 	MMCI_MAIL_FROM=mmci <mmci@example.org>
