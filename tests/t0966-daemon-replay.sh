@@ -204,7 +204,7 @@ test_expect 'the git server, the list archive, mm-commits, the SMTP server, the 
 	smtpd_start "$BOX" sport && sport=$(cat sport) &&
 	free_port > wport && port=$(cat port) &&
 	# --workloads fsdax after the aim (MMCI_RUN_ARGS comes last): the
-	# replay's story is fsdax's; the aim itself is t0967's and t0960's
+	# replay is about fsdax; t0967 and t0960 test the aim itself
 	cat > mmci.conf <<-EOF
 	# the daemon of the replay: the local list, tree and mm-commits
 	MMCI_SOURCES=discover,tree,commits
