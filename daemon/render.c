@@ -217,27 +217,31 @@ static void td_status(struct page *pg, const char *status)
 	strbuf_addstr(&pg->out, "</td>");
 }
 
+/* a row of a key/value table starts with its key, a row header */
+#define TH_ROW "<tr><th scope=\"row\">"
+
 static void th_row(struct page *pg, const char *const *names, size_t nr)
 {
 	size_t i;
 
 	strbuf_addstr(&pg->out, "<thead><tr>");
 	for (i = 0; i < nr; i++)
-		strbuf_addf(&pg->out, "<th>%s</th>", names[i]);
+		strbuf_addf(&pg->out, "<th scope=\"col\">%s</th>",
+			    names[i]);
 	strbuf_addstr(&pg->out, "</tr></thead>\n");
 }
 
 /* one row of a key/value table: the key is a literal, the value escaped */
 static void kv(struct page *pg, const char *key, const char *value)
 {
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td>", key);
+	strbuf_addf(&pg->out, TH_ROW "%s</th><td>", key);
 	h(pg, value && *value ? value : "-");
 	strbuf_addstr(&pg->out, "</td></tr>\n");
 }
 
 static void kv_time(struct page *pg, const char *key, double t)
 {
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td>", key);
+	strbuf_addf(&pg->out, TH_ROW "%s</th><td>", key);
 	add_time(&pg->out, t);
 	strbuf_addstr(&pg->out, " UTC</td></tr>\n");
 }
@@ -1465,7 +1469,7 @@ static void page_run(struct page *pg, long long id)
 	strbuf_addstr(&pg->out, "<h2>Provenance</h2>\n<table class=\"kv\" "
 		      "id=\"provenance\">\n");
 	kv(pg, "label", r.label);
-	strbuf_addstr(&pg->out, "<tr><th>status</th>");
+	strbuf_addstr(&pg->out, TH_ROW "status</th>");
 	td_status(pg, r.status);
 	strbuf_addstr(&pg->out, "</tr>\n");
 	if (*r.error)
@@ -1494,7 +1498,7 @@ static void page_run(struct page *pg, long long id)
 		kv(pg, "commit", r.commit);
 		kv(pg, "tree", st ? db_col_text(st, 0) : "");
 		if (r.series_id) {
-			strbuf_addf(&pg->out, "<tr><th>series</th><td><a href=\""
+			strbuf_addf(&pg->out, TH_ROW "series</th><td><a href=\""
 				    "/series/%lld\">#%lld v%d</a> ", r.series_id,
 				    r.series_id, st ? sqlite3_column_int(st, 2) : 0);
 			h(pg, st ? db_col_text(st, 1) : "");
@@ -1589,7 +1593,7 @@ static void compare_side(struct page *pg, const char *role, long long id)
 {
 	struct run_row r = { 0 };
 
-	strbuf_addf(&pg->out, "<tr><th>%s</th><td><a href=\"/run/%lld\">run "
+	strbuf_addf(&pg->out, TH_ROW "%s</th><td><a href=\"/run/%lld\">run "
 		    "#%lld</a> ", role, id, id);
 	if (run_load(&pg->db, id, &r) == 0) {
 		h(pg, r.label);
@@ -2307,7 +2311,7 @@ static void page_series(struct page *pg, long long id)
 	kv(pg, "series", t.buf);
 	kv(pg, "author", db_col_text(st, 4));
 	kv_time(pg, "ingested", sqlite3_column_double(st, 8));
-	strbuf_addstr(&pg->out, "<tr><th>message-id</th><td>");
+	strbuf_addstr(&pg->out, TH_ROW "message-id</th><td>");
 	add_msgid_link(pg, db_col_text(st, 3));
 	strbuf_addstr(&pg->out, "</td></tr>\n");
 	kv(pg, "source", db_col_text(st, 5));
@@ -2318,12 +2322,12 @@ static void page_series(struct page *pg, long long id)
 		kv(pg, "problems", db_col_text(st, 7));
 	other = sqlite3_column_int64(st, 12);
 	if (other)
-		strbuf_addf(&pg->out, "<tr><th>previous version</th><td><a "
+		strbuf_addf(&pg->out, TH_ROW "previous version</th><td><a "
 			    "href=\"/series/%lld\">#%lld</a></td></tr>\n",
 			    other, other);
 	other = sqlite3_column_int64(st, 13);
 	if (other)
-		strbuf_addf(&pg->out, "<tr><th>next version</th><td><a "
+		strbuf_addf(&pg->out, TH_ROW "next version</th><td><a "
 			    "href=\"/series/%lld\">#%lld</a></td></tr>\n",
 			    other, other);
 	strbuf_addstr(&pg->out, "</table>\n");
@@ -3077,7 +3081,7 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
  * does the same): bump RENDER_VERSION when it or the pages change, and
  * the next start renders everything again.
  */
-#define RENDER_VERSION 3
+#define RENDER_VERSION 4
 #define RENDER_ALL_COMPARE 20	/* newest runs whose compare page a full
 				 * render writes (a gnuplot each, 120 ms);
 				 * older ones on demand */
