@@ -4,16 +4,23 @@
 # backslashes, an encoded Latin-1 word and a raw byte that is not UTF-8 in
 # its subject); the tree head, applies, builds, runs, boots, samples,
 # guest errors and a finished job are inserted with sqlite3 (booting a
-# kernel is too slow for this test). The output is checked by a validator
-# written from KCIDB I/O schema v5.3 (kernelci/kcidb-io,
-# kcidb_io/schema/v05_03.py): required fields, id and path patterns,
-# enums, types, no null, RFC 3339 times, references between objects; with
-# python3-jsonschema also against a JSON schema subset of that file. The
-# validator is shown to reject broken exports.
+# kernel is too slow for this test). Every export is validated against
+# KernelCI's published JSON schema of the KCIDB I/O format, v5.3 of
+# kernelci/kcidb-io (tests/fixtures/kcidb/), with python3-jsonschema and
+# every "format" checked, then against mmci's rules beyond a schema
+# (references, unique ids, no null in misc). Broken exports are shown to
+# be refused, so the check cannot pass vacuously.
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 
-PY=$(command -v python3) || skip_all "python3 checks the export"
+# a python3 with jsonschema: the one on PATH, else Debian's
+PY=
+for p in python3 /usr/bin/python3; do
+	p=$(command -v "$p") && "$p" -c "import jsonschema" 2>/dev/null &&
+		{ PY=$p; break; }
+done
+[ -n "$PY" ] ||
+	skip_all "python3-jsonschema checks the export against KCIDB's schema"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 inserts the fixture"
 
 T0=1735689600				# 2025-01-01T00:00:00+00:00
@@ -187,107 +194,101 @@ fixture() {
 	EOF
 }
 
-# The validator: the rules of KCIDB I/O schema v5.3, as written in
-# kernelci/kcidb-io kcidb_io/schema/v05_03.py (patterns of v03_00 and
-# v05_00, which it inherits). Exits 1 naming the first broken rule.
+# The validator: KernelCI's published JSON schema of the KCIDB I/O format,
+# tests/fixtures/kcidb/kcidb-io-v5.3.schema.json (kcidb_io/schema/v05_03.py
+# of kernelci/kcidb-io, made by gen-schema.py beside it), with jsonschema
+# as kcidb-io validates: Draft 7 and a FormatChecker. Formats the
+# installed jsonschema cannot check (uri needs rfc3987 or
+# rfc3986-validator, date-time rfc3339-validator) are checked by rules of
+# RFC 3986 and RFC 3339 written here, so "format" is never let through.
+# Then mmci's own rules beyond the schema: JSON without duplicate keys,
+# NaN or null (also in misc), ids under the object's own origin, unique,
+# references that resolve, the version the schema's newest, times in
+# UTC. SCHEMA_ONLY=1 checks the schema alone. Prints every error with its
+# path and exits 1.
 cat > check.py <<'EOF'
-import datetime, json, os, re, sys
+import datetime, ipaddress, json, os, re, sys
+import jsonschema
 
-ORIGIN = r"[a-z0-9_]+"
-ID_RE = re.compile(r"^" + ORIGIN + r":[^\0]*$")
-PATH_RE = re.compile(r"^([a-zA-Z0-9_-]+(\.[a-zA-Z0-9_-]+)*)?$")
-STATUS = ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]
-TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$")
-STR = {"type": "string", "pattern": "^[^\\0]*$"}
-TIME = {"type": "string", "format": "date-time"}
-URI = {"type": "string", "format": "uri"}
-RESOURCES = {"type": "array", "items": {
-    "type": "object", "additionalProperties": False,
-    "required": ["name", "url"],
-    "properties": {"name": {"type": "string", "pattern": "^[^/\\0]+$"},
-                   "url": URI}}}
-IDP = {"type": "string", "pattern": "^" + ORIGIN + ":[^\\0]*$"}
-EXCERPT = {"type": "string", "maxLength": 16384, "pattern": "^[^\\0]*$"}
-MISC = {"type": "object"}
-# the JSON schema subset: v05_03.py's "checkout", "build" and "test"
-SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["version"],
-    "properties": {
-        "version": {"type": "object", "additionalProperties": False,
-                    "required": ["major"],
-                    "properties": {"major": {"type": "integer", "const": 5},
-                                   "minor": {"type": "integer", "minimum": 0,
-                                             "maximum": 3}}},
-        "checkouts": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["id", "origin"],
-            "properties": {
-                "_timestamp": TIME, "id": IDP,
-                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
-                "tree_name": STR,
-                "git_repository_url": dict(URI, pattern="^https://[^\\0]*$"),
-                "git_commit_hash": {"type": "string",
-                                    "pattern": "^[0-9a-f]{40}$"},
-                "git_commit_name": STR, "git_commit_message": STR,
-                "git_commit_tags": {"type": "array", "items": STR},
-                "git_repository_branch": STR,
-                "git_repository_branch_tip": {"type": "boolean"},
-                "patchset_files": RESOURCES,
-                "patchset_hash": {"type": "string",
-                                  "pattern": "^$|^[0-9a-f]{64}$"},
-                "message_id": {"type": "string", "format": "email"},
-                "comment": STR, "start_time": TIME,
-                "origin_builds_finish_time": TIME,
-                "origin_tests_finish_time": TIME,
-                "log_url": URI, "log_excerpt": EXCERPT,
-                "valid": {"type": "boolean"}, "misc": MISC}}},
-        "builds": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["checkout_id", "id", "origin"],
-            "properties": {
-                "_timestamp": TIME, "checkout_id": IDP, "id": IDP,
-                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
-                "comment": STR, "start_time": TIME,
-                "duration": {"type": "number"},
-                "architecture": {"type": "string", "pattern": "^[a-z0-9_]*$"},
-                "command": STR, "compiler": STR,
-                "input_files": RESOURCES, "output_files": RESOURCES,
-                "config_name": STR, "config_url": URI, "log_url": URI,
-                "log_excerpt": EXCERPT,
-                "status": {"type": "string", "enum": STATUS}, "misc": MISC}}},
-        "tests": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["build_id", "id", "origin"],
-            "properties": {
-                "_timestamp": TIME, "build_id": IDP, "id": IDP,
-                "origin": {"type": "string", "pattern": "^" + ORIGIN + "$"},
-                "environment": {
-                    "type": "object", "additionalProperties": False,
-                    "properties": {
-                        "compatible": {"type": "array", "items": {
-                            "type": "string",
-                            "pattern": "^[^ \\0]+(,[^ \\0]+)*$"}},
-                        "comment": STR, "misc": MISC}},
-                "path": {"type": "string", "pattern": PATH_RE.pattern},
-                "comment": STR, "log_url": URI, "log_excerpt": EXCERPT,
-                "status": {"type": "string", "enum": STATUS},
-                "number": {
-                    "type": "object", "additionalProperties": False,
-                    "required": ["value"],
-                    "properties": {
-                        "value": {"type": "number"}, "unit": STR,
-                        "prefix": {"type": "string",
-                                   "enum": ["metric", "binary"]}}},
-                "start_time": TIME, "duration": {"type": "number"},
-                "input_files": RESOURCES, "output_files": RESOURCES,
-                "misc": MISC}}},
-    },
-}
+# RFC 3986 URI (section 3, appendix A): scheme ":" hier-part [? query] [# fr]
+PCT = r"%[0-9A-Fa-f]{2}"
+UNRES_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
+PCHAR = r"(?:[" + UNRES_SUB + r":@]|" + PCT + r")"
+HOST = (r"(?:\[[0-9A-Fa-f:.]+\]|\[v[0-9A-Fa-f]+\.[" + UNRES_SUB +
+        r":]+\]|(?:[" + UNRES_SUB + r"]|" + PCT + r")*)")
+AUTHORITY = (r"(?:(?:[" + UNRES_SUB + r":]|" + PCT + r")*@)?(?P<host>" +
+             HOST + r")(?::[0-9]*)?")
+URI_RE = re.compile(
+    r"^[A-Za-z][A-Za-z0-9+.-]*:"
+    r"(?://" + AUTHORITY + r"(?:/" + PCHAR + r"*)*"
+    r"|/(?:" + PCHAR + r"+(?:/" + PCHAR + r"*)*)?"
+    r"|" + PCHAR + r"+(?:/" + PCHAR + r"*)*"
+    r"|)"
+    r"(?:\?(?:" + PCHAR + r"|[/?])*)?(?:#(?:" + PCHAR + r"|[/?])*)?\Z")
+# RFC 3339 section 5.6 date-time, as strict as rfc3339-validator: "T" and
+# "Z" in upper case, no leap second
+DATE_TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?"
+                          r"(Z|[+-]\d\d:\d\d)\Z")
+# mmci's own form of it: UTC, microseconds
+MMCI_TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00\Z")
+
+
+def is_uri(s):
+    if not isinstance(s, str):
+        return True
+    m = URI_RE.match(s)
+    host = m and m.group("host") or ""
+    if host.startswith("[") and not host.startswith("[v"):
+        try:	# an IPv6address literal
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+    return bool(m)
+
+
+def is_date_time(s):
+    if not isinstance(s, str):
+        return True
+    m = DATE_TIME_RE.match(s)
+    if not m:
+        return False
+    off = m.group(2)
+    if off != "Z" and not (int(off[1:3]) <= 23 and int(off[4:]) <= 59):
+        return False
+    try:	# the ranges of the fields, leap years included
+        datetime.datetime.strptime(s[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
+
+
+OWN = {"uri": is_uri, "date-time": is_date_time}
+errors = []
 
 
 def fail(msg):
-    print("kcidb-check: " + msg)
-    sys.exit(1)
+    errors.append(msg)
+
+
+def done():
+    for e in errors[:20]:
+        print("kcidb-check: " + (e if len(e) < 300 else e[:300] + "..."))
+    if len(errors) > 20:
+        print("kcidb-check: ... %d errors in all" % len(errors))
+    if errors:
+        sys.exit(1)
+
+
+def formats(s, acc):
+    if isinstance(s, dict):
+        if isinstance(s.get("format"), str):
+            acc.add(s["format"])
+        for v in s.values():
+            formats(v, acc)
+    elif isinstance(s, list):
+        for v in s:
+            formats(v, acc)
+    return acc
 
 
 def no_dup_keys(pairs):
@@ -299,14 +300,15 @@ def no_dup_keys(pairs):
 
 def bad_constant(c):
     fail("%s is not JSON" % c)
+    return 0
 
 
 def walk(v, where):
-    """no null anywhere, no NUL in a string, no bool where a number is"""
+    """no null anywhere, no NUL in a string, misc included"""
     if v is None:
-        fail("null at " + where)
+        fail("%s: null" % where)
     if isinstance(v, str) and "\0" in v:
-        fail("NUL in a string at " + where)
+        fail("%s: NUL in a string" % where)
     if isinstance(v, dict):
         for k, x in v.items():
             walk(x, where + "." + k)
@@ -315,110 +317,70 @@ def walk(v, where):
             walk(x, "%s[%d]" % (where, i))
 
 
-def check_by_hand(d):
-    """the same rules without jsonschema, so they hold where it is missing"""
-    top = SCHEMA["properties"]
-    if set(d) - set(top):
-        fail("unknown top-level keys %s" % (set(d) - set(top)))
-    if d["version"] != {"major": 5, "minor": 3}:
-        fail("version is %r" % d["version"])
+def check_mmci(d, schema):
+    """mmci's rules beyond what a JSON schema can say"""
+    ver = schema["properties"]["version"]["properties"]
+    want = {"major": ver["major"]["const"], "minor": ver["minor"]["maximum"]}
+    if d.get("version") != want:
+        fail("$.version: %r, not the schema's %r" % (d.get("version"), want))
+    ids = {}
     for kind in ("checkouts", "builds", "tests"):
-        spec = top[kind]["items"]
-        ids = set()
-        for o in d.get(kind, []):
-            if not isinstance(o, dict):
-                fail("%s: not an object" % kind)
-            for k in spec["required"]:
-                if k not in o:
-                    fail("%s %s lacks %s" % (kind, o.get("id"), k))
-            for k in o:
-                if k not in spec["properties"]:
-                    fail("%s %s: unknown property %s" % (kind, o["id"], k))
-            if not re.match("^" + ORIGIN + "$", o["origin"]):
-                fail("bad origin %r" % o["origin"])
+        ids[kind] = set()
+        for i, o in enumerate(d.get(kind, [])):
+            where = "$.%s[%d]" % (kind, i)
+            if not isinstance(o, dict) or not isinstance(o.get("id"), str):
+                continue	# the schema said why
             for k in ("id", "checkout_id", "build_id"):
-                if k in o and not (ID_RE.match(o[k]) and
-                                   o[k].startswith(o["origin"] + ":")):
-                    fail("%s: bad %s %r" % (kind, k, o[k]))
-            if o["id"] in ids:
-                fail("%s: id %s twice" % (kind, o["id"]))
-            ids.add(o["id"])
+                if k in o and not str(o[k]).startswith(
+                        "%s:" % o.get("origin")):
+                    fail("%s.%s: %r is not under origin %r" %
+                         (where, k, o[k], o.get("origin")))
+            if o["id"] in ids[kind]:
+                fail("%s.id: %s twice" % (where, o["id"]))
+            ids[kind].add(o["id"])
             for k, v in o.items():
-                p = spec["properties"][k]
-                if p.get("format") == "date-time":
-                    if not TIME_RE.match(v):
-                        fail("%s %s: %s %r is not RFC 3339 UTC" %
-                             (kind, o["id"], k, v))
-                    datetime.datetime.fromisoformat(v)
-                if p.get("format") == "uri" and not re.match(
-                        r"^[a-z][a-z0-9+.-]*://[^\s]+$", v):
-                    fail("%s %s: %s %r is not a URL" % (kind, o["id"], k, v))
-                if p.get("type") == "string" and not isinstance(v, str):
-                    fail("%s %s: %s is not a string" % (kind, o["id"], k))
-                if "pattern" in p and not re.match(p["pattern"], v):
-                    fail("%s %s: %s %r does not match %s" %
-                         (kind, o["id"], k, v, p["pattern"]))
-                if "enum" in p and v not in p["enum"]:
-                    fail("%s %s: %s %r not in %s" %
-                         (kind, o["id"], k, v, p["enum"]))
-                if p.get("type") == "boolean" and not isinstance(v, bool):
-                    fail("%s %s: %s is not a boolean" % (kind, o["id"], k))
-                if p.get("type") == "number" and (
-                        isinstance(v, bool) or
-                        not isinstance(v, (int, float))):
-                    fail("%s %s: %s is not a number" % (kind, o["id"], k))
-                if p.get("type") == "object" and not isinstance(v, dict):
-                    fail("%s %s: %s is not an object" % (kind, o["id"], k))
-                if k == "log_excerpt" and len(v) > 16384:
-                    fail("%s %s: log_excerpt too long" % (kind, o["id"]))
-                if k.endswith("_files"):
-                    for f in v:
-                        if set(f) != {"name", "url"} or "/" in f["name"]:
-                            fail("%s %s: bad file %r" % (kind, o["id"], f))
-            if "number" in o:
-                n = o["number"]
-                if set(n) - {"value", "unit", "prefix"} or "value" not in n \
-                        or isinstance(n["value"], bool) \
-                        or not isinstance(n["value"], (int, float)):
-                    fail("test %s: bad number %r" % (o["id"], n))
-            if "environment" in o and \
-                    set(o["environment"]) - {"comment", "misc", "compatible"}:
-                fail("test %s: bad environment" % o["id"])
-            if "message_id" in o and o["message_id"].count("@") != 1:
-                fail("checkout %s: bad message_id" % o["id"])
-    checkouts = {c["id"] for c in d.get("checkouts", [])}
-    builds = {b["id"] for b in d.get("builds", [])}
-    for b in d.get("builds", []):
-        if b["checkout_id"] not in checkouts:
-            fail("build %s: no checkout %s" % (b["id"], b["checkout_id"]))
-    for t in d.get("tests", []):
-        if t["build_id"] not in builds:
-            fail("test %s: no build %s" % (t["id"], t["build_id"]))
+                if (k.endswith("_time") or k == "_timestamp") and \
+                        not MMCI_TIME_RE.match(str(v)):
+                    fail("%s.%s: %r is not mmci's UTC form" % (where, k, v))
+    for i, b in enumerate(d.get("builds", [])):
+        if b.get("checkout_id") not in ids["checkouts"]:
+            fail("$.builds[%d].checkout_id: no checkout %s" %
+                 (i, b.get("checkout_id")))
+    for i, t in enumerate(d.get("tests", [])):
+        if t.get("build_id") not in ids["builds"]:
+            fail("$.tests[%d].build_id: no build %s" % (i, t.get("build_id")))
 
 
-text = open(sys.argv[1], encoding="utf-8", errors="strict").read()
+schema = json.load(open(sys.argv[1], encoding="utf-8"))
+cls = jsonschema.validators.validator_for(schema)
+cls.check_schema(schema)
+checker = jsonschema.FormatChecker()
+checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
+used = []
+for f in sorted(formats(schema, set())):
+    if f in checker.checkers:
+        used.append(f + " (jsonschema)")
+    elif f in OWN:
+        checker.checks(f)(OWN[f])
+        used.append(f + " (RFC rules of check.py)")
+    else:
+        fail("no checker for the schema's format %r" % f)
+done()
+text = open(sys.argv[2], encoding="utf-8", errors="strict").read()
 d = json.loads(text, object_pairs_hook=no_dup_keys,
                parse_constant=bad_constant)
-if not isinstance(d, dict) or "version" not in d:
-    fail("not a KCIDB report")
-if not os.environ.get("SCHEMA_ONLY"):	# else: does the schema see it?
+v = cls(schema, format_checker=checker)
+for e in sorted(v.iter_errors(d), key=lambda e: list(map(str, e.path))):
+    fail("schema: %s: %s" % (e.json_path, e.message))
+if not os.environ.get("SCHEMA_ONLY"):
     walk(d, "$")
-    check_by_hand(d)
-try:
-    import jsonschema
-except ImportError:
-    if os.environ.get("SCHEMA_ONLY"):
-        fail("no jsonschema")
-    print("kcidb-check: ok (jsonschema missing: by hand only)")
-    sys.exit(0)
-v = jsonschema.Draft7Validator(
-    SCHEMA, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
-errors = sorted(v.iter_errors(d), key=lambda e: list(e.path))
-if errors:
-    fail("schema: %s at %s" % (errors[0].message, list(errors[0].path)))
-print("kcidb-check: ok (by hand and jsonschema %s)" % "Draft 7")
+    if isinstance(d, dict):
+        check_mmci(d, schema)
+done()
+print("kcidb-check: ok (%s, formats: %s)" % (cls.__name__, ", ".join(used)))
 EOF
-CHECK="$PY $TRASH/check.py"
+SCHEMA=$SRC/tests/fixtures/kcidb/kcidb-io-v5.3.schema.json
+CHECK="$PY $TRASH/check.py $SCHEMA"
 
 # py EXPR...: run python with the export as d, tests by path as T(path)
 cat > q.py <<'EOF'
@@ -446,6 +408,20 @@ test_expect 'the database: a real series ingested, the rest inserted' '
 	[ "$(sql "SELECT count(*) FROM samples")" = 101 ]
 '
 
+test_expect 'the schema: kcidb-io v5.3, Draft 7, every format checked' '
+	"$PY" -c "import json, sys
+s = json.load(open(sys.argv[1]))
+assert s[\"\$schema\"] == \"http://json-schema.org/draft-07/schema#\"
+assert \"kcidb_io/schema/v05_03.py\" in s[\"\$comment\"], s[\"\$comment\"]
+assert s[\"properties\"][\"version\"][\"properties\"][\"major\"][\"const\"] == 5
+assert s[\"properties\"][\"version\"][\"properties\"][\"minor\"][\"maximum\"] == 3
+assert sorted(s[\"\$defs\"]) == [\"build\", \"checkout\", \"incident\", \"issue\",
+    \"path\", \"resource\", \"resource_list\", \"status\", \"test\"]" "$SCHEMA" &&
+	echo "{\"version\": {\"major\": 5, \"minor\": 3}}" > empty.json &&
+	$CHECK empty.json > why && cat why &&
+	grep -q "formats: date-time (.*), email (.*), uri (.*)$" why
+'
+
 test_expect 'export kcidb writes JSON that follows KCIDB v5.3' '
 	"$MMCI" export kcidb > out.json 2> err && cat err &&
 	$CHECK out.json &&
@@ -454,49 +430,66 @@ assert len(d[\"builds\"]) == 4
 assert all(t[\"origin\"] == \"mmci\" for t in d[\"tests\"])"
 '
 
-# mutations of a good export, each breaking one rule; "S" marks those the
-# JSON schema subset alone must catch too (references and duplicate ids
-# are beyond a JSON schema)
+# mutations of a good export, each breaking one rule, with the path the
+# refusal must name: "S" the schema alone refuses it (SCHEMA_ONLY=1),
+# "H" only mmci's rules beyond it (references, duplicate ids, null in
+# misc, the origin of an id, the version mmci claims, its time form)
 cat > broken.txt <<'EOF'
-H d["tests"][0]["build_id"] = "mmci:no-such-build"
-H d["builds"][0]["checkout_id"] = "mmci:nowhere"
-H d["tests"].append(dict(d["tests"][0]))
-S d["tests"][0]["status"] = "OK"
-S d["tests"][0]["path"] = "mmci.fsdax.align=2M"
-S d["tests"][0]["origin"] = "MMCI"
-S d["tests"][0]["id"] = "no-origin"
-S d["tests"][0]["number"] = {"value": 1, "unit": None}
-S d["tests"][0]["number"] = {"val": 1}
-S d["tests"][0]["environment"]["host"] = "x"
-S d["checkouts"][0]["patchset_hash"] = "abc"
-S d["checkouts"][0]["git_commit_hash"] = "ABC"
-S d["builds"][0]["architecture"] = "x86-64"
-S d["builds"][0]["valid"] = True
-S d["builds"][0]["duration"] = "600"
-S del d["builds"][0]["checkout_id"]
-S d["version"]["minor"] = 4
+S $.tests[0].status d["tests"][0]["status"] = "OK"
+S $.tests[0].status d["tests"][0]["status"] = "pass"
+S $.builds[0].status d["builds"][0]["status"] = "SUCCESS"
+S $.tests[0].path d["tests"][0]["path"] = "mmci.fsdax.align=2M"
+S $.tests[0].origin d["tests"][0]["origin"] = "MMCI"
+S $.tests[0].id d["tests"][0]["id"] = "no-origin"
+S $.tests[0].number.unit d["tests"][0]["number"] = {"value": 1, "unit": None}
+S $.tests[0].number d["tests"][0]["number"] = {"val": 1}
+S $.tests[0].number.prefix d["tests"][0]["number"] = {"value": 1, "prefix": "si"}
+S $.tests[0].environment d["tests"][0]["environment"]["host"] = "x"
+S $.tests[0].misc d["tests"][0]["misc"] = []
+S $.tests[0].log_excerpt d["tests"][0]["log_excerpt"] = "x" * 16385
+S $.tests[0].log_url d["tests"][0]["log_url"] = "https://ci.example.org/a b.log"
+S $.tests[0].output_files[0].name d["tests"][0]["output_files"] = [{"name": "a/b", "url": "https://ci.example.org/b"}]
+S $.tests[0].output_files[0].url d["tests"][0]["output_files"] = [{"name": "b", "url": "ci.example.org/b"}]
+S $.tests[0].start_time d["tests"][0]["start_time"] = "2025-13-01T00:00:00.000000+00:00"
+S $.checkouts[0].start_time d["checkouts"][0]["start_time"] = "2025-01-01 00:00:00"
+S $.checkouts[0].patchset_hash d["checkouts"][0]["patchset_hash"] = "abc"
+S $.checkouts[0].git_commit_hash d["checkouts"][0]["git_commit_hash"] = "ABC"
+S $.checkouts[0].git_repository_url d["checkouts"][0]["git_repository_url"] = "git://git.kernel.org/pub/scm/linux.git"
+S $.checkouts[0].message_id d["checkouts"][0]["message_id"] = "no-at-sign"
+S $.checkouts[0].valid d["checkouts"][0]["valid"] = "true"
+S $.builds[0].architecture d["builds"][0]["architecture"] = "x86-64"
+S $.builds[0] d["builds"][0]["valid"] = True
+S $.builds[0].duration d["builds"][0]["duration"] = "600"
+S $.builds[0].config_url d["builds"][0]["config_url"] = "https://ci.example.org/%zz"
+S $.builds[0] del d["builds"][0]["checkout_id"]
+S $.version.minor d["version"]["minor"] = 4
+S $.version.major d["version"]["major"] = 4
+S $ del d["version"]
+S $ d["results"] = []
+H $.tests[0].build_id d["tests"][0]["build_id"] = "mmci:no-such-build"
+H $.builds[0].checkout_id d["builds"][0]["checkout_id"] = "mmci:nowhere"
+H .id: d["tests"].append(dict(d["tests"][0]))
+H $.tests[0].id d["tests"][0]["id"] = "lab:" + d["tests"][0]["id"]
+H $.tests[0].misc.x d["tests"][0]["misc"]["x"] = None
+H $.version d["version"]["minor"] = 2
+H $.checkouts[0].start_time d["checkouts"][0]["start_time"] = "2025-01-01T00:00:00Z"
 EOF
-if "$PY" -c "import jsonschema, rfc3339_validator" 2>/dev/null; then
-	echo 'S d["checkouts"][0]["start_time"] = "2025-01-01 00:00:00"' >> broken.txt
-	HAVE_SCHEMA=1
-else
-	say "no python3 jsonschema (with rfc3339-validator): the checks run by hand only"
-	HAVE_SCHEMA=
-fi
 
-test_expect 'the validator rejects broken exports (so the checks can fail)' '
-	while read -r kind broken; do
+test_expect 'the validator refuses broken exports, naming the path (so the checks can fail)' '
+	while read -r kind where broken; do
 		q "$broken
 json.dump(d, open(\"broken.json\", \"w\"))" &&
 		if $CHECK broken.json > why; then
 			echo "accepted: $broken"; exit 1
 		fi
 		cat why
-		[ "$kind" = S ] && [ -n "$HAVE_SCHEMA" ] || continue
-		if SCHEMA_ONLY=1 $CHECK broken.json > why; then
+		grep -qF "$where" why || { echo "not at $where: $broken"; exit 1; }
+		SCHEMA_ONLY=1 $CHECK broken.json > why && rc=0 || rc=$?
+		if [ "$kind" = S ] && [ $rc = 0 ]; then
 			echo "the schema accepted: $broken"; exit 1
+		elif [ "$kind" = H ] && [ $rc != 0 ]; then
+			cat why; echo "the schema refused: $broken"; exit 1
 		fi
-		cat why
 	done < broken.txt
 '
 
