@@ -7,7 +7,13 @@
  * hostile: hundreds of connections, most idle or trickling a header.
  * libmicrohttpd runs in epoll mode on a few threads (WEB_THREADS); a
  * connection costs a file descriptor and a little memory, not a thread,
- * so slow clients do not keep others out (measured in bench/web.sh). A
+ * so slow clients do not keep others out (measured in bench/web.sh).
+ * libmicrohttpd's timeout starts again with every byte, so a client that
+ * trickles its header would hold its connection for ever: the request
+ * has a deadline of its own (WEB_REQUEST_S from accept), and when
+ * WEB_MAX_WAITING connections wait for their header the oldest is closed
+ * for a new one, so thousands of tricklers (tests/t0921) cannot fill the
+ * connection limit and leave the next client in the listen queue. A
  * request maps its URL onto a file under <data>/www and sends it; it
  * never opens the database or forks. A page that is not written yet is
  * queued for the render worker (www/.queue/) and answered with 503 and
@@ -45,6 +51,9 @@
 #define WEB_MAX_CONNECTIONS 4000	/* all clients */
 #define WEB_PER_IP 8			/* connections of one address */
 #define WEB_CONN_TIMEOUT 10		/* s a connection may stay silent */
+#define WEB_REQUEST_S 10		/* s from accept to the whole header */
+#define WEB_MAX_WAITING 3000		/* connections short of their header */
+#define WEB_CUT_LOG_S 60		/* s between notes of closed tricklers */
 #define WEB_QUEUE_MAX 64		/* pages queued for the worker */
 #define WEB_RETRY_S 2			/* Refresh of a page being rendered */
 #define WEB_BACKLOG SOMAXCONN		/* connections waiting for accept() */
@@ -52,8 +61,24 @@
 
 extern char **environ;
 
+/*
+ * A connection waiting for its request header: from accept (or from its
+ * last response, were it kept alive) until the request handler sees it.
+ */
+struct web_conn {
+	struct web_conn *prev, *next;	/* on ws->oldest, in order of @since */
+	uint64_t since;			/* now_ns() at accept */
+	int fd;				/* its socket, for shutdown() */
+	int waiting;			/* on the list */
+};
+
 struct web_server {
 	struct MHD_Daemon *mhd;
+	pthread_mutex_t lock;	/* of the waiting connections */
+	struct web_conn *oldest, *newest;
+	unsigned int nr_waiting;
+	unsigned long nr_late, nr_pushed;	/* closed: deadline, crowd */
+	uint64_t cut_logged;	/* now_ns() of the last note of them */
 	char *www;		/* <data>/www */
 	int www_fd;		/* open directory of www */
 	char *exe;		/* this binary, for the worker */
@@ -234,6 +259,157 @@ static enum MHD_Result missing(const struct web_server *ws,
 	return being_rendered(conn);
 }
 
+/* ---- clients that do not finish their request ------------------------ */
+
+/*
+ * Every connection is on a list in the order of its accept until its
+ * request header is complete (web_conn). The watcher thread closes the
+ * ones older than WEB_REQUEST_S (close_late()); a new connection that
+ * makes the list longer than WEB_MAX_WAITING closes the oldest. Closing
+ * is shutdown() of the socket under ws->lock: the connection's thread
+ * reads the end of it and lets it go, and libmicrohttpd tells
+ * conn_notify() (which takes the lock) before it closes the descriptor,
+ * so the descriptor is never one of another connection.
+ */
+static void wait_add(struct web_server *ws, struct web_conn *wc)
+{
+	wc->since = now_ns();
+	wc->prev = ws->newest;
+	wc->next = NULL;
+	if (ws->newest)
+		ws->newest->next = wc;
+	else
+		ws->oldest = wc;
+	ws->newest = wc;
+	wc->waiting = 1;
+	ws->nr_waiting++;
+}
+
+static void wait_del(struct web_server *ws, struct web_conn *wc)
+{
+	if (!wc->waiting)
+		return;
+	if (wc->prev)
+		wc->prev->next = wc->next;
+	else
+		ws->oldest = wc->next;
+	if (wc->next)
+		wc->next->prev = wc->prev;
+	else
+		ws->newest = wc->prev;
+	wc->prev = wc->next = NULL;
+	wc->waiting = 0;
+	ws->nr_waiting--;
+}
+
+static void cut(struct web_server *ws, struct web_conn *wc)
+{
+	wait_del(ws, wc);
+	shutdown(wc->fd, SHUT_RDWR);
+}
+
+static struct web_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: accepted, closed */
+static void conn_notify(void *cls, struct MHD_Connection *conn,
+			void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct web_server *ws = cls;
+	struct web_conn *wc = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!wc)
+			return;
+		pthread_mutex_lock(&ws->lock);
+		wait_del(ws, wc);
+		pthread_mutex_unlock(&ws->lock);
+		free(wc);
+		*socket_context = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return;
+	wc = xcalloc(1, sizeof(*wc));
+	wc->fd = ci->connect_fd;
+	*socket_context = wc;
+	pthread_mutex_lock(&ws->lock);
+	wait_add(ws, wc);
+	while (ws->nr_waiting > WEB_MAX_WAITING) {
+		cut(ws, ws->oldest);
+		ws->nr_pushed++;
+	}
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/* the header is complete: the request handler has it */
+static void request_started(struct web_server *ws, struct MHD_Connection *conn)
+{
+	struct web_conn *wc = conn_of(conn);
+
+	if (!wc)
+		return;
+	pthread_mutex_lock(&ws->lock);
+	wait_del(ws, wc);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/*
+ * MHD_OPTION_NOTIFY_COMPLETED: a response is sent. libmicrohttpd closes
+ * the connection after it (the response is queued as soon as the header
+ * is in, see MHD_queue_response()); should it keep one alive, the next
+ * request has a deadline of its own.
+ */
+static void request_done(void *cls, struct MHD_Connection *conn,
+			 void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct web_server *ws = cls;
+	struct web_conn *wc = conn_of(conn);
+
+	if (!wc || toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		return;
+	pthread_mutex_lock(&ws->lock);
+	if (!wc->waiting)
+		wait_add(ws, wc);
+	pthread_mutex_unlock(&ws->lock);
+}
+
+/* the watcher thread, ten times a second: close what is past its deadline */
+static void close_late(struct web_server *ws)
+{
+	uint64_t now = now_ns(), late = now - WEB_REQUEST_S * 1000000000ull;
+	unsigned long nr_late, nr_pushed;
+
+	pthread_mutex_lock(&ws->lock);
+	while (ws->oldest && ws->oldest->since <= late) {
+		cut(ws, ws->oldest);
+		ws->nr_late++;
+	}
+	nr_late = ws->nr_late;
+	nr_pushed = ws->nr_pushed;
+	if ((nr_late || nr_pushed) &&
+	    now - ws->cut_logged >= WEB_CUT_LOG_S * 1000000000ull) {
+		ws->nr_late = ws->nr_pushed = 0;
+		ws->cut_logged = now;
+	} else {
+		nr_late = nr_pushed = 0;
+	}
+	pthread_mutex_unlock(&ws->lock);
+	if (nr_late || nr_pushed)
+		log_warnx("web: slow clients: closed %lu connection(s) at "
+			  "the %d s request deadline, %lu as the oldest of "
+			  "%d waiting for their request", nr_late,
+			  WEB_REQUEST_S, nr_pushed, WEB_MAX_WAITING);
+}
+
 /* ---- routes ---------------------------------------------------------- */
 
 /* a positive decimal id, canonical: no sign, no leading zero, no junk */
@@ -372,8 +548,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
-	const struct web_server *ws = cls;
+	struct web_server *ws = cls;
 
+	request_started(ws, conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		log_debug("web: %s %s -> 405", method, url);
@@ -429,7 +606,10 @@ static void render_spawn(struct web_server *ws)
 	log_info("web: render worker pid %ld", (long)pid);
 }
 
-/* start the worker again when it dies (kill -9, a crash) */
+/*
+ * start the worker again when it dies (kill -9, a crash); close the
+ * connections past their request deadline
+ */
 static void *render_watch(void *data)
 {
 	struct web_server *ws = data;
@@ -437,6 +617,8 @@ static void *render_watch(void *data)
 
 	while (!ws->stopping) {
 		int status;
+
+		close_late(ws);
 
 		if (ws->render_pid > 0 &&
 		    waitpid(ws->render_pid, &status, WNOHANG) ==
@@ -602,6 +784,7 @@ int web_start(const struct mmci_config *cfg, int listen_fd,
 				   listen_fd);
 	ws = xcalloc(1, sizeof(*ws));
 	ws->www_fd = -1;
+	pthread_mutex_init(&ws->lock, NULL);	/* cannot fail on Linux */
 	ws->www = data_path(cfg, "www");
 	ws->www_fd = open(ws->www, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (ws->www_fd < 0) {
@@ -626,6 +809,8 @@ int web_start(const struct mmci_config *cfg, int listen_fd,
 				   (unsigned int)WEB_PER_IP,
 				   MHD_OPTION_CONNECTION_TIMEOUT,
 				   (unsigned int)WEB_CONN_TIMEOUT,
+				   MHD_OPTION_NOTIFY_CONNECTION, conn_notify, ws,
+				   MHD_OPTION_NOTIFY_COMPLETED, request_done, ws,
 				   MHD_OPTION_END);
 	if (!ws->mhd) {
 		error("cannot serve on fd %d", listen_fd);
@@ -675,6 +860,7 @@ void web_stop(struct web_server *ws)
 	}
 	if (ws->www_fd >= 0)
 		close(ws->www_fd);
+	pthread_mutex_destroy(&ws->lock);
 	child_env_free(ws->render_env);
 	free(ws->exe);
 	free(ws->www);

@@ -9,8 +9,9 @@
  * rendered yet is a 503 with Refresh while the render worker writes it.
  *
  * The server runs in libmicrohttpd's own threads (epoll, a few threads,
- * thousands of connections, a short inactivity timeout and a limit per
- * client address), so a caller's loop only starts and stops it. A
+ * thousands of connections, a short inactivity timeout, a limit per
+ * client address, and a deadline for the request header however slowly
+ * it trickles in), so a caller's loop only starts and stops it. A
  * request opens a file and sends it: it never reads the database and
  * never forks. web_start() also starts the render worker, a child
  * process (`mmci web --render-loop`) that writes the pages when the
