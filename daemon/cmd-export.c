@@ -49,8 +49,11 @@
  * Local ids are database row ids with the row's start time, so a
  * re-created database does not reuse them. Log files become log_url only
  * with --log-url (the data directory served over HTTP); else their paths
- * are in misc.
+ * are in misc. A URL is exported only when it is a URI of RFC 3986, as the
+ * schema's "format": "uri" wants; a repository URL that is not one stays
+ * in misc. docs/KCIDB.md lists what the export leaves out.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -370,6 +373,126 @@ static void url_add_escaped(struct strbuf *sb, const char *s, int slash)
 	}
 }
 
+/* an unreserved character or a sub-delim of RFC 3986 */
+static int uri_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || (c && strchr("-._~!$&'()*+,;=", c));
+}
+
+static int uri_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/*
+ * Skip the characters of @s that RFC 3986 allows in a path segment
+ * (pchar), and those of @more; a percent sign must start "%XX".
+ */
+static const char *uri_skip(const char *s, const char *more)
+{
+	for (;;) {
+		if (*s == '%') {
+			if (!uri_hex(s[1]) || !uri_hex(s[2]))
+				return s;
+			s += 3;
+		} else if (uri_plain(*s) || (*s && strchr(":@", *s)) ||
+			   (*s && strchr(more, *s))) {
+			s++;
+		} else {
+			return s;
+		}
+	}
+}
+
+/*
+ * Whether @s is a URI of RFC 3986 (section 3): scheme ":" hier-part
+ * ["?" query] ["#" fragment], what KCIDB's "format": "uri" accepts (the
+ * rfc3987 module's rule "URI", which jsonschema checks with). A URL with
+ * a space, a byte that is not ASCII or a stray '%' is not one.
+ */
+static int uri_valid(const char *s)
+{
+	const char *p = s, *end;
+
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		return 0;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '.')
+		p++;
+	if (*p++ != ':')
+		return 0;
+	if (starts_with(p, "//")) {	/* [userinfo "@"] host [":" port] */
+		p += 2;
+		end = p + strcspn(p, "/?#");
+		if (memchr(p, '@', end - p)) {
+			const char *u = p;
+
+			while (u < end && *u != '@') {
+				if (*u == '%') {
+					if (!uri_hex(u[1]) || !uri_hex(u[2]))
+						return 0;
+					u += 3;
+				} else if (uri_plain(*u) || *u == ':') {
+					u++;
+				} else {
+					return 0;
+				}
+			}
+			p = u + 1;
+		}
+		if (*p == '[') {	/* IP-literal */
+			const char *q = p + 1;
+
+			if (*q == 'v') {
+				for (q++; uri_hex(*q); q++)
+					;
+				if (q == p + 2 || *q++ != '.' ||
+				    !(uri_plain(*q) || *q == ':'))
+					return 0;
+				while (uri_plain(*q) || *q == ':')
+					q++;
+			} else {	/* IPv6address */
+				char ip6[64];
+				struct in6_addr a;
+
+				while (uri_hex(*q) || *q == ':' || *q == '.')
+					q++;
+				if (q == p + 1 || q - p > (long)sizeof(ip6))
+					return 0;
+				memcpy(ip6, p + 1, q - p - 1);
+				ip6[q - p - 1] = '\0';
+				if (inet_pton(AF_INET6, ip6, &a) != 1)
+					return 0;
+			}
+			if (*q != ']')
+				return 0;
+			p = q + 1;
+		} else {		/* reg-name */
+			for (;;) {
+				if (*p == '%' && uri_hex(p[1]) && uri_hex(p[2]))
+					p += 3;
+				else if (uri_plain(*p))
+					p++;
+				else
+					break;
+			}
+		}
+		if (*p == ':')
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		if (p != end)
+			return 0;
+	}
+	p = uri_skip(p, "/");
+	if (*p == '?')
+		p = uri_skip(p + 1, "/?");
+	if (*p == '#')
+		p = uri_skip(p + 1, "/?");
+	return !*p;
+}
+
 static int is_hex40(const char *s)
 {
 	int i;
@@ -461,10 +584,11 @@ static json_t *resource(const char *name, const char *url)
 	return r;
 }
 
+/* a resource of a file below the data directory; KCIDB wants a name */
 static void add_file(const struct export *ex, json_t *list, const char *name,
 		     const char *path)
 {
-	char *url = file_url(ex, path);
+	char *url = *name ? file_url(ex, path) : NULL;
 
 	if (url)
 		json_array_append_new(list, resource(name, url));
@@ -559,7 +683,8 @@ static void checkout_add_head(struct export *ex, json_t *co, json_t *misc,
 		const char *url = db_col_text(st, 1);
 
 		set_col(co, "tree_name", st, 0);
-		if (starts_with(url, "https://"))
+		/* KCIDB takes https:// URIs only */
+		if (starts_with(url, "https://") && uri_valid(url))
 			set_str(co, "git_repository_url", url);
 		else
 			set_str(misc, "git_url", url);
@@ -612,6 +737,10 @@ static void checkout_add_files(struct export *ex, json_t *co,
 		strbuf_addbuf(&u, &inbox);
 		url_add_escaped(&u, db_col_text(st, 1), 0);
 		strbuf_addstr(&u, "/raw");
+		if (!uri_valid(u.buf)) {	/* the inbox's URL is no URI */
+			strbuf_release(&u);
+			break;
+		}
 		xsnprintf(name, sizeof(name), "%04d.patch",
 			  sqlite3_column_int(st, 0));
 		json_array_append_new(files, resource(name, u.buf));
@@ -1587,9 +1716,13 @@ int cmd_export(int argc, char **argv)
 		free(ids);
 		return 129;
 	}
-	if (ex.log_url && !starts_with(ex.log_url, "https://") &&
-	    !starts_with(ex.log_url, "http://")) {
-		error("--log-url wants an http(s) URL, not '%s'", ex.log_url);
+	/* files are appended to it: no query or fragment */
+	if (ex.log_url && ((!starts_with(ex.log_url, "https://") &&
+			    !starts_with(ex.log_url, "http://")) ||
+			   !uri_valid(ex.log_url) ||
+			   strpbrk(ex.log_url, "?#"))) {
+		error("--log-url wants an http(s) URL (RFC 3986, '%%' as "
+		      "\"%%XX\", no query), not '%s'", ex.log_url);
 		free(ids);
 		return 129;
 	}

@@ -654,6 +654,28 @@ assert t[\"log_url\"] == \"https://ci.example.org/mmci/runs/1/boot1-console.log\
 assert t[\"output_files\"] == [{\"name\": \"boot1-results.jsonl\", \"url\": \"https://ci.example.org/mmci/runs/1/boot1-results.jsonl\"}]" lab.json
 '
 
+test_expect 'URLs: public-inbox patch files; what is no RFC 3986 URI is not a URL' '
+	sqlite3 "$MMCI_DB" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null &&
+	cp "$MMCI_DB" urls.db &&
+	sqlite3 urls.db "UPDATE series SET source_url = '"'"'https://lore.kernel.org/linux-mm/cover-0970@example.org/t.mbox.gz'"'"'" &&
+	MMCI_DB="$TRASH/urls.db" "$MMCI" export kcidb > inbox.json &&
+	$CHECK inbox.json &&
+	q "s = [c for c in d[\"checkouts\"] if c.get(\"misc\", {}).get(\"patches\") == 2][0]
+assert s[\"patchset_files\"] == [{\"name\": \"0001.patch\", \"url\": \"https://lore.kernel.org/linux-mm/patch1-0970@example.org/raw\"}, {\"name\": \"0002.patch\", \"url\": \"https://lore.kernel.org/linux-mm/patch2-0970@example.org/raw\"}], s" inbox.json &&
+	sqlite3 urls.db "UPDATE series SET source_url = '"'"'https://lore.kernel.org/linux mm/cover-0970@example.org/t.mbox.gz'"'"';
+		UPDATE heads SET url = '"'"'https://git.example.org/my tree.git'"'"';
+		UPDATE boots SET results_log = '"'"'$D/runs/1/'"'"' WHERE id = 12" &&
+	MMCI_DB="$TRASH/urls.db" "$MMCI" export kcidb \
+		--log-url https://ci.example.org/mmci > urls.json &&
+	$CHECK urls.json &&
+	q "tree = C(\"mmci:$BASE\")[0]
+assert \"git_repository_url\" not in tree, tree
+assert tree[\"misc\"][\"git_url\"] == \"https://git.example.org/my tree.git\", tree
+assert not [c for c in d[\"checkouts\"] if \"patchset_files\" in c]
+b = [t for t in T(\"boot\", 1) if t[\"misc\"][\"boot\"] == 1][0]
+assert \"output_files\" not in b and b[\"misc\"][\"results_log\"].endswith(\"/runs/1/\"), b" urls.json
+'
+
 test_expect 'a run that does not exist is an error: exit 1, nothing written' '
 	set +e; "$MMCI" export kcidb --run 2 --run 999 -o none.json > out 2> err
 	rc=$?; set -e
@@ -664,6 +686,9 @@ test_expect 'a run that does not exist is an error: exit 1, nothing written' '
 test_expect 'bad options: usage and 129' '
 	for args in "" "json" "kcidb --since yesterday" "kcidb --all --since 5" \
 		    "kcidb --origin Bad-Origin" "kcidb --log-url /var" \
+		    "kcidb --log-url https://ci.example.org/my%logs" \
+		    "kcidb --log-url https://ci.example.org/a<b" \
+		    "kcidb --log-url https://ci.example.org/#logs" \
 		    "kcidb extra" "kcidb --bogus"; do
 		set +e; "$MMCI" export $args > out 2> err; rc=$?; set -e
 		[ $rc = 129 ] || { echo "$args: exit $rc"; exit 1; }
