@@ -66,7 +66,7 @@ LIB_OBJS = \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/aim.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
-	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/stats.o daemon/compare.o \
+	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/profile.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \
 	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/render.o daemon/web.o \
 	daemon/remote.o
@@ -86,7 +86,7 @@ CROSS_ARM64 ?= aarch64-linux-gnu-
 ARM64_CC := $(shell command -v $(CROSS_ARM64)gcc 2>/dev/null)
 RUNNERS = runner/mmci-runner $(if $(ARM64_CC),runner/mmci-runner-arm64)
 
-all: $(OUT)mmci $(RUNNERS)
+all: $(OUT)mmci $(RUNNERS) runner/mmci-profile.so
 
 $(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -111,6 +111,14 @@ runner/mmci-runner: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
 runner/mmci-runner-arm64: $(RUNNER_SRCS) runner/runner.h daemon/banned.h
 	$(QUIET_CC)$(CROSS_ARM64)gcc -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) \
 		-Idaemon $(RUNNER_FLAGS) -static -o $@ $(RUNNER_SRCS)
+
+# QEMU's counting plugin for profiling boots (profile.h): a host shared
+# object QEMU loads with -plugin; GLib is QEMU's own library
+GLIB_CFLAGS := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+GLIB_LIBS := $(shell pkg-config --libs glib-2.0 2>/dev/null)
+runner/mmci-profile.so: runner/qemu-profile.c
+	$(QUIET_CC)$(CC) -std=gnu11 -O2 -fPIC -shared $(WARN_CFLAGS) \
+		$(GLIB_CFLAGS) -o $@ $< $(GLIB_LIBS)
 
 $(OUT)tests/unit/test-%: tests/unit/test-%.c $(OUT_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -222,7 +230,7 @@ bench-web: all
 
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
-		runner/mmci-runner-arm64 \
+		runner/mmci-runner-arm64 runner/mmci-profile.so \
 		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
 	$(RM) -r build-sanitize
 

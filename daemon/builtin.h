@@ -22,6 +22,7 @@ int cmd_test_series(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_workloads(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);

@@ -50,6 +50,8 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, "write (and send) the report mail of two runs" },
 	{ "web", cmd_web, "serve the result pages over HTTP (read-only)" },
 	{ "history", cmd_history, "a metric over time: steps and drift" },
+	{ "profile", cmd_profile,
+	  "count each kernel function's instructions; diff two runs" },
 	{ "export", cmd_export,
 	  "builds and results as KCIDB JSON, for KernelCI" },
 };

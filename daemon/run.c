@@ -832,8 +832,8 @@ static int store_host_log(struct db *db, long long run_id, long long boot_id,
 	return 0;
 }
 
-static char *backing_path(const struct mmci_config *cfg, const char *backing,
-			  long long run_id, int idx)
+char *run_backing_path(const struct mmci_config *cfg, const char *backing,
+		       long long run_id, int idx)
 {
 	char *dir, *p;
 
@@ -867,6 +867,32 @@ static int boot_over(const char *name, void *opaque)
 	return db_int(db, 0, "SELECT count(*) FROM boots WHERE run_id = ? "
 		      "AND idx = ? AND status != 'running'", "ii", run_id,
 		      (long long)idx) > 0;
+}
+
+void run_vm_spec(const struct run_row *r, struct db *db, struct vm_spec *spec)
+{
+	spec->arch = arch_get(r->arch);
+	spec->kernel = r->kernel;
+	spec->initrd = r->initrd;
+	spec->cmdline = r->cmdline;
+	spec->vcpus = r->vcpus;
+	spec->ram_mib = r->ram_mib;
+	spec->nvdimm_mib = r->nvdimm_mib;
+	spec->unlink_backing = 1;
+	spec->virtio_mem_max_mib = r->vmem_max_mib;
+	spec->pin = r->pin == 1;
+	spec->kvm = !strcmp(r->accel, "kvm");
+	/*
+	 * KVM worked on this host when the run was made (accel.h); should
+	 * it hang this guest anyway, the boot fails in seconds, not after
+	 * the whole timeout.
+	 */
+	if (spec->kvm)
+		spec->first_line_s = 3 * accel_deadline_s();
+	spec->icount = !strcmp(r->clock, "icount");
+	spec->timeout_s = r->timeout_s;
+	spec->boot_over = boot_over;
+	spec->boot_over_data = db;
 }
 
 int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
@@ -921,43 +947,22 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 		goto out;
 	boot_id = db_last_id(db);
 
-	backing = backing_path(cfg, r.backing, run_id, idx);
+	backing = run_backing_path(cfg, r.backing, run_id, idx);
 	name = xstrfmt("%s%s-run%lld-boot%d", VM_NAME_PREFIX, tag, run_id,
 		       idx);
 	template = project_path(cfg, "vm-images/domain.xml.in");
 	memset(&spec, 0, sizeof(spec));
 	spec.name = name;
-	spec.arch = arch_get(r.arch);
+	run_vm_spec(&r, db, &spec);
 	if (!spec.arch) {
 		strbuf_addf(&why, "run #%lld has an unknown arch", run_id);
 		goto record;
 	}
 	spec.nvram_path = nvram = xstrfmt("%s/boot%d-uefi-vars.fd", dir, idx);
-	spec.kernel = r.kernel;
-	spec.initrd = r.initrd;
-	spec.cmdline = r.cmdline;
 	spec.console_log = console;
 	spec.results_log = results;
-	spec.vcpus = r.vcpus;
-	spec.ram_mib = r.ram_mib;
 	spec.nvdimm_path = backing;
-	spec.nvdimm_mib = r.nvdimm_mib;
-	spec.unlink_backing = 1;
-	spec.virtio_mem_max_mib = r.vmem_max_mib;
-	spec.pin = r.pin == 1;
-	spec.kvm = !strcmp(r.accel, "kvm");
-	/*
-	 * KVM worked on this host when the run was made (accel.h); should
-	 * it hang this guest anyway, the boot fails in seconds, not after
-	 * the whole timeout.
-	 */
-	if (spec.kvm)
-		spec.first_line_s = 3 * accel_deadline_s();
-	spec.icount = !strcmp(r.clock, "icount");
-	spec.timeout_s = r.timeout_s;
 	spec.template_path = template;
-	spec.boot_over = boot_over;
-	spec.boot_over_data = db;
 	spec.label = label = xstrfmt("run #%lld boot %d", run_id, idx);
 
 	/* a staged boot gets a sparse volume on its host instead (vm.h) */

@@ -16,6 +16,7 @@ struct db;
 struct json_t;
 struct mmci_config;
 struct strbuf;
+struct vm_spec;
 
 struct run_opts {
 	const char *label;
@@ -160,6 +161,18 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
  * interrupt_reason() instead, and 0 is returned.
  */
 int run_finish(struct db *db, long long run_id);
+
+/*
+ * run_vm_spec() - fill what @spec takes from run @r's row: kernel,
+ * initramfs, command line, sizes, accelerator, clock, timeout. The
+ * caller names the domain and gives its files (console, results, NVDIMM
+ * backing, template). Used by run_boot() and by profile.c's boots.
+ */
+void run_vm_spec(const struct run_row *r, struct db *db, struct vm_spec *spec);
+
+/* the NVDIMM backing file of boot @idx of run @run_id (tmpfs or disk) */
+char *run_backing_path(const struct mmci_config *cfg, const char *backing,
+		       long long run_id, int idx);
 
 /*
  * run_find_reusable() - an earlier run whose icount values @run_id (just

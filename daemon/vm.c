@@ -1028,6 +1028,10 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 						  "1" : NULL },
 			{ "VIRTIO_MEM", spec->virtio_mem_max_mib ? "1" : NULL },
 			{ "ICOUNT", spec->icount ? "1" : NULL },
+			{ "PLUGIN", spec->kvm ? NULL : spec->plugin },
+			{ "QEMU_ARGS", spec->icount || (!spec->kvm &&
+							spec->plugin) ? "1" :
+									NULL },
 			{ "PIN", spec->pin ? "1" : NULL },
 			{ "PIN_CPU0", spec->pin ? pin0 : NULL },
 			{ "PIN_CPU1", spec->pin && vcpus > 1 ? pin1 : NULL },

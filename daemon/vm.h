@@ -57,6 +57,11 @@ struct vm_spec {
 	int icount;		/* 1 = -icount shift=0,sleep=off (TCG only);
 				 * QEMU 7.2 then hangs bringing up a second
 				 * vCPU, so icount guests get 1 vCPU */
+	/*
+	 * TCG only: QEMU's -plugin argument, "FILE.so,out=PATH" (a
+	 * profiling boot, profile.h); NULL = none
+	 */
+	const char *plugin;
 	const char *cpu_model;	/* TCG CPU model, NULL = the arch's
 				 * (VM_DEFAULT_CPU_MODEL for x86_64) */
 	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */

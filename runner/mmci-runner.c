@@ -133,6 +133,8 @@ struct run {
 
 static int out_fd = -1;
 static char variant[128];	/* of every record; "" for none */
+static int profiling;		/* mmci.profile=1: mark the timed windows */
+static const char *cur_workload;	/* the workload running, for marks */
 static int kmsg_fd = -1;
 static int dyndbg_ok;
 static char pending[16][256];	/* errors found before the output is open */
@@ -326,6 +328,108 @@ void clear_variant(void)
 	variant[0] = '\0';
 }
 
+/*
+ * Profile windows (runner/qemu-profile.c). 256 stubs, each one marker
+ * instruction carrying its index and a return: stub i opens window kind
+ * i (< 0x80), 0x80 | i closes it, 0xff asks the plugin to write its
+ * counts. Without the plugin a marker is a no-op; without mmci.profile=1
+ * none is called, so measuring boots run the same instructions as before.
+ */
+#if defined(__x86_64__)
+__asm__(".pushsection .text\n"
+	".balign 8\n"
+	".globl mmci_marks\n"
+	"mmci_marks:\n"
+	".set mark_i, 0\n"
+	".rept 256\n"
+	"nopl 0x4d4d4300+mark_i(%rax)\n"	/* 0f 1f 80 disp32: 7 bytes */
+	"ret\n"
+	".set mark_i, mark_i + 1\n"
+	".endr\n"
+	".popsection\n");
+#define MARK_STUB 8
+#elif defined(__aarch64__)
+__asm__(".pushsection .text\n"
+	".balign 8\n"
+	".globl mmci_marks\n"
+	"mmci_marks:\n"
+	".set mark_i, 0\n"
+	".rept 256\n"
+	"movz xzr, #(0x4d00 + mark_i), lsl #48\n"
+	"ret\n"
+	".set mark_i, mark_i + 1\n"
+	".endr\n"
+	".popsection\n");
+#define MARK_STUB 8
+#endif
+
+#ifdef MARK_STUB
+extern char mmci_marks[];
+
+static void profile_mark(unsigned int code)
+{
+	void (*stub)(void) = (void (*)(void))(mmci_marks + MARK_STUB * code);
+
+	stub();
+}
+#else
+static void profile_mark(unsigned int code)
+{
+	(void)code;
+}
+#endif
+
+#define MAX_WINDOW_KINDS 0x7f
+static struct {
+	char workload[32];
+	char variant[128];
+} window_kinds[MAX_WINDOW_KINDS];
+static unsigned int nr_window_kinds;
+
+/*
+ * The window kind of the workload and variant running: a new pair gets
+ * the next number, told to the host in an info record
+ * ("profile_window"); -1 once all are taken.
+ */
+static int window_kind(void)
+{
+	const char *wl = cur_workload ? cur_workload : "";
+	unsigned int i;
+
+	for (i = 0; i < nr_window_kinds; i++)
+		if (!strcmp(window_kinds[i].workload, wl) &&
+		    !strcmp(window_kinds[i].variant, variant))
+			return i;
+	if (nr_window_kinds == MAX_WINDOW_KINDS)
+		return -1;
+	snprintf(window_kinds[i].workload, sizeof(window_kinds[i].workload),
+		 "%s", wl);
+	snprintf(window_kinds[i].variant, sizeof(window_kinds[i].variant),
+		 "%s", variant);
+	nr_window_kinds++;
+	emit_info_ul(*wl ? wl : NULL, "profile_window", i);
+	return i;
+}
+
+/* open a window of the running workload's kind: its kind, or -1 */
+static int window_open(void)
+{
+	int kind;
+
+	if (!profiling)
+		return -1;
+	kind = window_kind();
+	if (kind >= 0)
+		profile_mark(kind);
+	return kind;
+}
+
+static void window_close(int kind)
+{
+	if (kind >= 0)
+		profile_mark(0x80 | kind);
+}
+
 void emit_request(const char *workload, const char *fields)
 {
 	struct sb sb;
@@ -414,6 +518,54 @@ static void emit_sample(struct run *r, const char *metric, int iter,
 	r->samples++;
 }
 
+/*
+ * A profiling boot's symbols: the text symbols of /proc/kallsyms, core
+ * and modules, as they are in this boot (KASLR and module addresses
+ * included), in "ksyms" records of at most KSYMS_CHUNK bytes; then the
+ * plugin is asked to write its counts (the guest may not reach exit).
+ */
+#define KSYMS_CHUNK 32768
+static void emit_ksyms(void)
+{
+	char line[512];
+	struct sb text, sb;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f) {
+		emit_error(NULL, -1, "cannot read '/proc/kallsyms': %s",
+			   strerror(errno));
+		profile_mark(0xff);
+		return;
+	}
+	sb_init(&text);
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		/* "ffffffff81000000 T _stext" or "... t foo\t[nd_pmem]" */
+		if (!sp || (sp[1] != 't' && sp[1] != 'T'))
+			continue;
+		sb_addf(&text, "%s", line);
+		if (text.len < KSYMS_CHUNK)
+			continue;
+		record_start(&sb, "ksyms");
+		sb_addf(&sb, ",\"text\":");
+		sb_add_json(&sb, text.buf);
+		emit(&sb);
+		sb_release(&text);
+		sb_init(&text);
+	}
+	fclose(f);
+	if (text.len) {
+		record_start(&sb, "ksyms");
+		sb_addf(&sb, ",\"text\":");
+		sb_add_json(&sb, text.buf);
+		emit(&sb);
+	}
+	sb_release(&text);
+	profile_mark(0xff);
+}
+
 static void emit_done(int failed)
 {
 	struct sb sb;
@@ -466,15 +618,17 @@ int sysfs_write(const char *path, const char *val, double *ms)
 	size_t len = strlen(val);
 	long long t0, t1;
 	ssize_t n;
-	int fd, err;
+	int fd, err, kind;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	kind = ms ? window_open() : -1;
 	t0 = now_ns();
 	n = write(fd, val, len);
 	t1 = now_ns();
 	err = errno;
+	window_close(kind);
 	close(fd);
 	if (ms)
 		*ms = (t1 - t0) / 1e6;
@@ -1628,6 +1782,8 @@ static void param_set(struct params *p, const char *key, const char *val)
 		if (parse_flags(val, names, &p->kmem_memmap))
 			pending_error("invalid mmci.kmem_memmap '%s' "
 				      "(ram,on_memory)", val);
+	} else if (!strcmp(key, "mmci.profile")) {
+		profiling = !strcmp(val, "1");
 	} else if (!strcmp(key, "mmci.out")) {
 		free(p->out);
 		p->out = xstrdup(val);
@@ -1851,6 +2007,7 @@ int main(void)
 			continue;
 		w = find_workload(name);
 		mw = w ? NULL : find_modwork(name);
+		cur_workload = name;
 		/* only the nvdimm workloads wait for the namespace */
 		if (w && have_ns < 0) {
 			have_ns = !wait_for_path(ND_DEVICES "/" NAMESPACE,
@@ -1871,6 +2028,9 @@ int main(void)
 		}
 	}
 
+	cur_workload = NULL;
+	if (profiling)
+		emit_ksyms();
 	emit_done(failed);
 	free(p.workloads);
 	free(p.out);
