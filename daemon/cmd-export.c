@@ -23,7 +23,8 @@
  *    public-inbox "raw" URLs of a series fetched from one. A failed
  *    apply is a checkout with valid false. The repository URL and branch
  *    come from the tree ingest's heads when one of them is the base.
- *  - build: one per builds row, x86_64, config_name the fragment's file
+ *  - build: one per builds row, architecture the CPU's (x86_64, arm64;
+ *    the set-up, arm64-64k, in misc), config_name the fragment's file
  *    name, status PASS (ok), FAIL (failed), none while 'building'.
  *  - tests of a run (runs with a build; a prebuilt kernel has no source
  *    revision KCIDB could file it under, so its runs are skipped with a
@@ -61,6 +62,7 @@
 
 #include <jansson.h>
 
+#include "arch.h"
 #include "builtin.h"
 #include "compare.h"
 #include "config.h"
@@ -874,10 +876,11 @@ static int export_build(struct export *ex, long long build_id)
 		"b.config_fragment, b.config_hash, b.dotconfig_hash, b.compiler, "
 		"b.kernel_release, b.hz, b.status, b.artifacts, b.log_path, "
 		"b.error, b.started_at, b.duration_s, b.cache_key, "
-		"coalesce(s.base_commit, '') "
+		"coalesce(s.base_commit, ''), b.arch "
 		"FROM builds b LEFT JOIN series s ON s.id = b.series_id "
 		"WHERE b.id = ?", "i", build_id);
 	const char *checkout_id, *status, *base = "";
+	const struct arch *arch;
 	json_t *b, *misc, *files;
 	char key[32];
 	char *id, *comment, *base_copy = NULL, *ref = NULL;
@@ -945,7 +948,13 @@ static int export_build(struct export *ex, long long build_id)
 	set_col_time(b, "start_time", st, 13);
 	if (sqlite3_column_type(st, 14) != SQLITE_NULL)
 		set_real(b, "duration", sqlite3_column_double(st, 14));
-	set_str(b, "architecture", "x86_64");
+	/* the CPU architecture; a set-up such as arm64-64k is in misc */
+	arch = arch_find(db_col_text(st, 17));
+	if (arch)
+		set_str(b, "architecture",
+			strcmp(arch->kernel_arch, "x86") ? arch->kernel_arch :
+			"x86_64");
+	set_col(misc, "arch", st, 17);
 	set_col(b, "compiler", st, 6);
 	set_str(b, "config_name", basename_of(db_col_text(st, 3)));
 	status = db_col_text(st, 9);
@@ -957,14 +966,15 @@ static int export_build(struct export *ex, long long build_id)
 	set_log(ex, b, misc, "log_path", db_col_text(st, 11));
 	if (!strcmp(status, "ok") && *db_col_text(st, 10)) {
 		char *config = xstrfmt("%s/config", db_col_text(st, 10));
-		char *bz = xstrfmt("%s/bzImage", db_col_text(st, 10));
+		char *bz = xstrfmt("%s/%s", db_col_text(st, 10),
+				   arch ? arch->image_target : "bzImage");
 		char *url = file_url(ex, config);
 
 		if (url)
 			set_str(b, "config_url", url);
 		free(url);
 		files = json_array();
-		add_file(ex, files, "bzImage", bz);
+		add_file(ex, files, basename_of(bz), bz);
 		if (json_array_size(files))
 			json_object_set(b, "output_files", files);
 		json_decref(files);

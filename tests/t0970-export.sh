@@ -565,6 +565,21 @@ assert B(3)[0][\"status\"] == \"FAIL\" and B(3)[0][\"checkout_id\"].startswith(\
 assert \"status\" not in B(4)[0] and B(4)[0][\"misc\"][\"mmci_status\"] == \"building\""
 '
 
+test_expect 'builds: the architecture of the CPU, arm64-64k in misc, its Image' '
+	sqlite3 "$MMCI_DB" "PRAGMA wal_checkpoint(TRUNCATE)" > /dev/null &&
+	cp "$MMCI_DB" arch.db &&
+	sqlite3 arch.db "UPDATE builds SET arch = '"'"'arm64-64k'"'"' WHERE id = 2;
+		UPDATE builds SET arch = '"'"'sparc'"'"' WHERE id = 3" &&
+	MMCI_DB="$TRASH/arch.db" "$MMCI" export kcidb \
+		--log-url https://ci.example.org/mmci > arch.json &&
+	$CHECK arch.json &&
+	q "assert B(1)[0][\"architecture\"] == \"x86_64\" and B(1)[0][\"misc\"][\"arch\"] == \"x86_64\"
+b = B(2)[0]
+assert b[\"architecture\"] == \"arm64\" and b[\"misc\"][\"arch\"] == \"arm64-64k\", b
+assert b[\"output_files\"] == [{\"name\": \"Image\", \"url\": \"https://ci.example.org/mmci/cache/k2/Image\"}], b
+assert \"architecture\" not in B(3)[0] and B(3)[0][\"misc\"][\"arch\"] == \"sparc\"" arch.json
+'
+
 test_expect 'tests: a median per metric (icount: samples, wall: boot medians), DONE' '
 	q "t = T(\"mmci.fsdax.rebind_memmap.align-2M__map-dev\", 1)
 assert len(t) == 1 and t[0][\"status\"] == \"DONE\", t
