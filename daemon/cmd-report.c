@@ -24,6 +24,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "job.h"
+#include "profile.h"
 #include "report.h"
 #include "run.h"
 #include "series-job.h"
@@ -102,6 +103,7 @@ static int do_retry(struct db *db, const struct smtp_settings *smtp,
  */
 static int decide(struct db *db, long long job, long long series,
 		  const struct run_comparison *rc, struct strbuf *steps,
+		  struct strbuf *profile,
 		  struct strbuf *extra, struct strbuf *headline,
 		  struct strbuf *regressed, struct strbuf *reason)
 {
@@ -125,6 +127,14 @@ static int decide(struct db *db, long long job, long long series,
 		per_patch = attribution_per_patch(&attr);
 		if (per_patch)
 			attribution_format_mail(&attr, steps);
+		if (series_job_profiles(db, &attr, PROFILE_MAIL_LINES,
+					profile) < 0)
+			warning("job #%lld: its profile is left out of the "
+				"mail: %s", job, last_error());
+	} else if (profile_explain(db, rc, NULL, PROFILE_MAIL_LINES,
+				   profile) < 0) {
+		warning("the profile is left out of the mail: %s",
+			last_error());
 	}
 	if (series) {
 		claims_format(db, series, per_patch ? &attr : NULL, rc, extra);
@@ -261,6 +271,7 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
 	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
 	struct strbuf regressed = STRBUF_INIT, steps = STRBUF_INIT;
+	struct strbuf profile = STRBUF_INIT;
 	char *kind = NULL, *status = NULL, *path = NULL;
 	const char *first_bad = NULL;
 	json_t *res = NULL;
@@ -314,8 +325,8 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 				    last_error());
 			goto out;
 		}
-		mail = decide(db, job, series, &rc, &steps, &extra, &headline,
-			      &regressed, &reason);
+		mail = decide(db, job, series, &rc, &steps, &profile, &extra,
+			      &headline, &regressed, &reason);
 		if (mail < 0) {
 			char *why = xstrfmt("not mailed: its steps cannot be "
 					    "attributed: %s", last_error());
@@ -334,6 +345,7 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 			in.regressed = regressed.buf;
 		}
 		in.steps = steps.buf;
+		in.profile = profile.buf;
 		in.extra = extra.buf;
 	} else if (!strcmp(kind, "nightly")) {
 		if (json_integer_value(json_object_get(res, "worse")) <= 0 &&
@@ -396,6 +408,7 @@ out:
 	report_release(&r);
 	run_comparison_release(&rc);
 	strbuf_release(&steps);
+	strbuf_release(&profile);
 	strbuf_release(&extra);
 	strbuf_release(&headline);
 	strbuf_release(&regressed);
@@ -463,6 +476,7 @@ int cmd_report(int argc, char **argv)
 	struct strbuf extra = STRBUF_INIT, headline = STRBUF_INIT;
 	struct strbuf reason = STRBUF_INIT, what = STRBUF_INIT;
 	struct strbuf regressed = STRBUF_INIT, steps = STRBUF_INIT;
+	struct strbuf profile = STRBUF_INIT;
 	long long job = 0, series;
 	char *password = NULL;
 
@@ -578,8 +592,8 @@ int cmd_report(int argc, char **argv)
 		series = nr.series_id;
 		run_row_release(&nr);
 	}
-	mail = decide(&db, 0, series, &rc, &steps, &extra, &headline,
-		      &regressed, &reason);
+	mail = decide(&db, 0, series, &rc, &steps, &profile, &extra,
+		      &headline, &regressed, &reason);
 	if (!mail && !force) {
 		printf("not mailed: %s (--force writes it anyway)\n",
 		       reason.buf);
@@ -587,6 +601,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	in.extra = extra.buf;
+	in.profile = profile.buf;
 	if (report_compose(&db, &in, &rep) < 0)
 		goto out;
 	if (deliver(&db, &cfg, outbox_arg, in.web_url, &smtp, send, &rep,
@@ -610,6 +625,7 @@ int cmd_report(int argc, char **argv)
 out:
 	run_comparison_release(&rc);
 	strbuf_release(&steps);
+	strbuf_release(&profile);
 	strbuf_release(&extra);
 	strbuf_release(&headline);
 	strbuf_release(&regressed);

@@ -164,6 +164,8 @@ static const struct setting_def settings[] = {
 	/* base.c: how long a job waits for its base-commit to be fetched */
 	{ "MMCI_BASE_WAIT_S", SETTING_NUMBER, 86400, 0, 30 * 86400, NULL },
 	{ "MMCI_PER_PATCH", SETTING_NUMBER, 1, 0, 1, NULL },
+	/* series-job.c: 1 profiles the steps that moved (profile.h) */
+	{ "MMCI_PROFILE", SETTING_NUMBER, 1, 0, 1, NULL },
 	/* aim.c: the largest NVDIMM a series job is aimed at */
 	{ "MMCI_AIM_MAX_NVDIMM", SETTING_SIZE, 100ll << 30, 1ll << 20,
 	  16ll << 40, NULL },

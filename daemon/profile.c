@@ -37,9 +37,19 @@
 long long profile_of_run(struct db *db, long long run_id)
 {
 	long long id = 0;
-	int rc = db_int_checked(db, &id, "SELECT max(id) FROM profiles "
-				"WHERE run_id = ? AND status = 'ok'", "i",
-				run_id);
+	/*
+	 * the run's own profile, or one of a run of the same build with the
+	 * same set-up and parameters: under icount its boots execute the
+	 * same instructions, so a reused, resumed or repeated run is
+	 * explained by the same profile as a fresh one
+	 */
+	int rc = db_int_checked(db, &id, "SELECT max(p.id) FROM profiles p "
+				"JOIN runs o ON o.id = p.run_id JOIN runs r ON "
+				"r.id = ? WHERE p.status = 'ok' AND (o.id = r.id "
+				"OR (r.build_id IS NOT NULL AND o.build_id = "
+				"r.build_id AND o.setup_sha1 IS r.setup_sha1 "
+				"AND o.params = r.params AND o.workloads = "
+				"r.workloads AND o.arch = r.arch))", "i", run_id);
 
 	return rc < 0 ? -1 : rc ? id : 0;
 }
@@ -736,7 +746,7 @@ int profile_explain(struct db *db, const struct run_comparison *rc,
 		metric_ns = profile_wall_change_ns(db, rc->base_id, rc->new_id,
 						   m->workload, m->variant);
 		add_grouped(&num, total, 1);
-		strbuf_addf(out, "%s%s%s%s%s: %s instructions per timed write",
+		strbuf_addf(out, "%s%s%s%s%s: %s instructions per write",
 			    what ? what : "", what ? ", " : "", m->workload,
 			    *m->variant ? " " : "", m->variant, num.buf);
 		if (d.base_insns)

@@ -2163,6 +2163,146 @@ static void series_per_boot(struct page *pg, const struct run_comparison *rc)
 	free(new);
 }
 
+/* ---- vN against vN-1 ------------------------------------------------- */
+
+/*
+ * The run of the last step of the newest finished job of series
+ * @series_id (the step the page's attribution ends with): 1 with *@run
+ * set, 0 when there is none, -1 after error().
+ */
+static int series_final_run(struct db *db, long long series_id,
+			    long long *run)
+{
+	return db_int_checked(db, run, "SELECT t.run_id FROM job_steps t "
+			      "WHERE t.job_id = (SELECT max(id) FROM jobs "
+			      "WHERE kind = 'series' AND series_id = ? AND "
+			      "status = 'done') ORDER BY t.upto DESC LIMIT 1",
+			      "i", series_id);
+}
+
+/*
+ * The run of the previous version of a series to hold against @new_run,
+ * the last step of the series' newest finished job: the last step of a
+ * finished job of @prev measured the same way (clock, accelerator,
+ * workloads, parameters, VM), the run print_versions() in series-job.c
+ * holds against it in the job's output.
+ * Return: 1 with *@run set, 0 when there is none, -1 after error().
+ */
+static int previous_version_run(struct db *db, long long prev,
+				long long new_run, long long *run)
+{
+	return db_int_checked(db, run,
+		"SELECT r.id FROM job_steps t JOIN jobs j ON j.id = t.job_id "
+		"JOIN series s ON s.id = j.series_id JOIN runs r ON r.id = "
+		"t.run_id JOIN runs n ON n.id = ? WHERE j.series_id = ? AND "
+		"j.kind = 'series' AND j.status = 'done' AND t.upto = s.total "
+		"AND r.status = 'ok' AND r.clock = n.clock AND r.accel = "
+		"n.accel AND r.workloads = n.workloads AND r.params = n.params "
+		"AND r.nvdimm_mib = n.nvdimm_mib AND r.vcpus = n.vcpus "
+		"ORDER BY j.id DESC LIMIT 1", "ii", new_run, prev);
+}
+
+/*
+ * "vN against vN-1": when the series has a previous version, its final
+ * run against this version's (@new_run), a row per metric: medians side
+ * by side, the change with its 95 % interval, the verdict. A previous
+ * version not measured the same way yet is said, with what to run.
+ */
+static void series_versions(struct page *pg, long long series_id,
+			    long long new_run)
+{
+	static const char *const cols[] = {
+		"workload", "metric", NULL, NULL, "change [95 % CI]", "verdict",
+	};
+	const char *names[ARRAY_SIZE(cols)];
+	char *old_median, *new_median;
+	sqlite3_stmt *st = db_query(&pg->db, "SELECT s.version, p.id, "
+				    "p.version FROM series s JOIN series p ON "
+				    "p.id = s.previous_id WHERE s.id = ?", "i",
+				    series_id);
+	struct run_comparison rc = { 0 };
+	long long prev, prev_run = 0;
+	int v, pv, rcode;
+	size_t i;
+
+	if (!st) {
+		page_note_error(pg, "cannot read the previous version");
+		return;
+	}
+	if (!page_step(pg, st)) {
+		sqlite3_finalize(st);
+		return;
+	}
+	v = sqlite3_column_int(st, 0);
+	prev = sqlite3_column_int64(st, 1);
+	pv = sqlite3_column_int(st, 2);
+	sqlite3_finalize(st);
+	strbuf_addf(&pg->out, "<section id=\"versions\">\n<h2>v%d against "
+		    "v%d</h2>\n", v, pv);
+	rcode = new_run ? previous_version_run(&pg->db, prev, new_run,
+					       &prev_run) : 0;
+	if (rcode < 0) {
+		page_note_error(pg, "cannot read the runs of the previous "
+				"version");
+		pg->status = 500;
+		goto out;
+	}
+	if (!rcode) {
+		strbuf_addf(&pg->out, "<p class=\"note\">v%d (<a href=\""
+			    "/series/%lld\">series #%lld</a>) has no "
+			    "finished test measured the same way (clock, "
+			    "workloads, VM): run mmci test-series on it with "
+			    "the same options to compare.</p>\n", pv, prev,
+			    prev);
+		goto out;
+	}
+	strbuf_addf(&pg->out, "<p>v%d is <a href=\"/series/%lld\">series "
+		    "#%lld</a>: its final run #%lld against this version's "
+		    "#%lld (<a class=\"cmp\" href=\"/compare/%lld/%lld\">the "
+		    "comparison</a>).</p>\n", pv, prev, prev, prev_run, new_run,
+		    prev_run, new_run);
+	if (compare_runs(&pg->db, prev_run, new_run, &rc) < 0) {
+		strbuf_addstr(&pg->out, "<p class=\"note\">not comparable: ");
+		h(pg, last_error());
+		strbuf_addstr(&pg->out, "</p>\n");
+		goto out;
+	}
+	old_median = xstrfmt("v%d median", pv);
+	new_median = xstrfmt("v%d median", v);
+	for (i = 0; i < ARRAY_SIZE(cols); i++)
+		names[i] = cols[i];
+	names[2] = old_median;
+	names[3] = new_median;
+	strbuf_addstr(&pg->out, "<div class=\"scroll\"><table id=\"versions-"
+		      "table\">\n");
+	th_row(pg, names, ARRAY_SIZE(names));
+	strbuf_addstr(&pg->out, "<tbody>\n");
+	for (i = 0; i < rc.nr; i++) {
+		const struct metric_comparison *m = &rc.m[i];
+		char *w = *m->variant ? xstrfmt("%s %s", m->workload,
+						 m->variant) :
+			  xstrdup(m->workload);
+		char *name = xstrfmt("%s (%s)", m->metric, m->unit);
+
+		strbuf_addstr(&pg->out, "<tr>");
+		td(pg, w);
+		td(pg, name);
+		strbuf_addf(&pg->out, "<td class=\"num\">%.4g</td><td class="
+			    "\"num\">%.4g</td>", m->c.base.median,
+			    m->c.new.median);
+		change_cell(pg, &m->c);
+		strbuf_addstr(&pg->out, "</tr>\n");
+		free(w);
+		free(name);
+	}
+	strbuf_addstr(&pg->out, "</tbody></table></div>\n");
+	free(old_median);
+	free(new_median);
+	run_comparison_release(&rc);
+out:
+	strbuf_addstr(&pg->out, "</section>\n");
+}
+
 /* the base the newest job of the series was given, and why (base.c) */
 static void series_base(struct page *pg, long long series_id)
 {
@@ -2186,11 +2326,94 @@ static void series_base(struct page *pg, long long series_id)
 	sqlite3_finalize(st);
 }
 
+/* the commit the patches were last applied to, and the ref it came from */
+static void series_base_commit(struct page *pg, long long series_id)
+{
+	sqlite3_stmt *st = db_query(&pg->db, "SELECT base_commit, base_ref "
+				    "FROM applies WHERE series_id = ? AND "
+				    "status = 'ok' ORDER BY id DESC LIMIT 1",
+				    "i", series_id);
+
+	if (!st) {
+		page_note_error(pg, "cannot read the series' applies");
+		return;
+	}
+	if (page_step(pg, st)) {
+		strbuf_addstr(&pg->out, "<p id=\"base-commit\">base commit "
+			      "<code>");
+		h(pg, db_col_text(st, 0));
+		strbuf_addstr(&pg->out, "</code> (");
+		h(pg, db_col_text(st, 1));
+		strbuf_addstr(&pg->out, "): the patches were applied to "
+			      "it</p>\n");
+	}
+	sqlite3_finalize(st);
+}
+
 /*
- * web_series_extra() - the newest finished series job of this series:
- * the per-patch table (own and cumulative effect of each patch) and the
- * claims of the mails against the measurement, as the CLI prints them
- * (attribution.c), escaped in a <pre>.
+ * The workloads job @job measured and why: its aim (aim.h), else the
+ * workloads of its run @run, as given to it.
+ */
+static void series_workloads(struct page *pg, long long job, long long run)
+{
+	struct aim aim = AIM_INIT;
+	sqlite3_stmt *st;
+
+	if (series_job_aim(&pg->db, job, &aim) > 0) {
+		struct strbuf w = STRBUF_INIT;
+
+		aim_workloads(aim.workloads, &w);
+		strbuf_addstr(&pg->out, "<p id=\"aim\">measured: ");
+		html_esc(&pg->out, w.buf);
+		strbuf_addstr(&pg->out, ", because ");
+		html_esc(&pg->out, aim.why.buf);
+		strbuf_addstr(&pg->out, "</p>\n");
+		strbuf_release(&w);
+		aim_release(&aim);
+		return;
+	}
+	aim_release(&aim);
+	st = db_query(&pg->db, "SELECT workloads FROM runs WHERE id = ?", "i",
+		      run);
+	if (st && page_step(pg, st)) {
+		strbuf_addstr(&pg->out, "<p id=\"aim\">measured: ");
+		h(pg, db_col_text(st, 0));
+		strbuf_addf(&pg->out, ", the workloads job #%lld was given "
+			    "(no aim: queued by hand, or before aims)</p>\n",
+			    job);
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * How the series was measured: the base commit, why that base, which
+ * workloads and why; nothing when none of them is known.
+ */
+static void series_setup(struct page *pg, long long series_id, long long job,
+			 long long run)
+{
+	size_t start = pg->out.len, head;
+
+	strbuf_addstr(&pg->out, "<section id=\"setup\">\n<h2>Base and "
+		      "workloads</h2>\n");
+	head = pg->out.len;
+	series_base_commit(pg, series_id);
+	series_base(pg, series_id);
+	if (job)
+		series_workloads(pg, job, run);
+	if (pg->out.len == head)
+		strbuf_setlen(&pg->out, start);
+	else
+		strbuf_addstr(&pg->out, "</section>\n");
+}
+
+/*
+ * web_series_extra() - the newest finished series job of this series,
+ * what a maintainer reads first: its one verdict, a row per patch, this
+ * version against the previous one, the base and workloads; then folded,
+ * the per-patch table metric by metric (own and cumulative effect of each
+ * patch) and the claims of the mails against the measurement, as the CLI
+ * prints them (attribution.c), escaped in a <pre>.
  */
 static void web_series_extra(struct page *pg, long long series_id)
 {
@@ -2200,42 +2423,30 @@ static void web_series_extra(struct page *pg, long long series_id)
 			       series_id);
 	struct attribution a = { 0 };
 	struct run_comparison rc = { 0 };
-	struct strbuf txt = STRBUF_INIT;
+	struct strbuf txt = STRBUF_INIT, claims = STRBUF_INIT;
+	long long final = 0;
 
-	series_base(pg, series_id);
 	if (!job) {
-		strbuf_addstr(&pg->out, "<h2>Per patch, and claimed vs "
-			      "measured</h2>\n<p id=\"no-job\">No finished "
-			      "test of this series yet.</p>\n");
+		strbuf_addstr(&pg->out, "<section id=\"summary\">\n<h2>Per "
+			      "patch, and claimed vs measured</h2>\n<p id=\""
+			      "no-job\">No finished test of this series "
+			      "yet.</p>\n</section>\n");
+		series_setup(pg, series_id, 0, 0);
 		return;
 	}
 	if (attribution_load(&pg->db, job, &a) == 0) {
+		final = a.s[a.nr - 1].run_id;
 		strbuf_addf(&txt, "the runs of job #%lld, step by step:\n",
 			    job);
 		attribution_format_steps(&a, &txt);
 		strbuf_addch(&txt, '\n');
 		attribution_format(&a, &txt);
-		if (compare_runs(&pg->db, a.s[0].run_id, a.s[a.nr - 1].run_id,
-				 &rc) == 0) {
+		if (compare_runs(&pg->db, a.s[0].run_id, final, &rc) == 0) {
 			struct strbuf v = STRBUF_INIT;
 			int regressed;
 
-			struct aim aim = AIM_INIT;
-
 			/* the job's one verdict, as the command and the mail */
 			regressed = series_job_verdict(&pg->db, job, &a, &v);
-			if (series_job_aim(&pg->db, job, &aim) > 0) {
-				struct strbuf w = STRBUF_INIT;
-
-				aim_workloads(aim.workloads, &w);
-				strbuf_addstr(&pg->out, "<p id=\"aim\">measured: ");
-				html_esc(&pg->out, w.buf);
-				strbuf_addstr(&pg->out, ", because ");
-				html_esc(&pg->out, aim.why.buf);
-				strbuf_addstr(&pg->out, "</p>\n");
-				strbuf_release(&w);
-			}
-			aim_release(&aim);
 			strbuf_addf(&pg->out, "<p id=\"series-verdict\" "
 				    "class=\"%s\">job #%lld: verdict: ",
 				    regressed || rc.worse ? "v-worse" :
@@ -2244,15 +2455,27 @@ static void web_series_extra(struct page *pg, long long series_id)
 			strbuf_addstr(&pg->out, "</p>\n");
 			strbuf_release(&v);
 			claims_format(&pg->db, series_id, a.nr > 2 ? &a : NULL,
-				      &rc, &txt);
+				      &rc, &claims);
+			strbuf_addbuf(&txt, &claims);
 		}
 	} else {
 		strbuf_addf(&txt, "job #%lld: no comparison: %s\n", job,
 			    last_error());
 	}
-	strbuf_addstr(&pg->out, "<h2>Per patch</h2>\n");
+	strbuf_addstr(&pg->out, "<section id=\"summary\">\n<h2>Per patch"
+		      "</h2>\n");
 	if (a.nr)
 		patch_summary(pg, series_id, &a);
+	strbuf_addstr(&pg->out, "</section>\n");
+	if (claims.len) {
+		strbuf_addstr(&pg->out, "<section id=\"claims\">\n<h2>Claimed "
+			      "vs measured</h2>\n<pre id=\"claims-text\">");
+		html_esc(&pg->out, claims.buf + (claims.buf[0] == '\n'));
+		strbuf_addstr(&pg->out, "</pre>\n</section>\n");
+	}
+	if (final)
+		series_versions(pg, series_id, final);
+	series_setup(pg, series_id, job, final);
 	strbuf_addstr(&pg->out, "<details id=\"per-metric\"><summary>every "
 		      "metric, step by step</summary>\n<div class=\"scroll\">");
 	if (a.nr)
@@ -2265,6 +2488,7 @@ static void web_series_extra(struct page *pg, long long series_id)
 	html_esc(&pg->out, txt.buf);
 	strbuf_addstr(&pg->out, "</pre></details>\n");
 	strbuf_release(&txt);
+	strbuf_release(&claims);
 	attribution_release(&a);
 	run_comparison_release(&rc);
 }
@@ -3440,6 +3664,33 @@ static int render_key_1(struct renderer *r, const char *key)
 }
 
 /*
+ * The pages that hold series @id against another version: the next
+ * version's page, and the compare page of the final runs of this version
+ * and the previous one, which the series page links.
+ * Return: 0, or -1 after error() when they could not be read.
+ */
+static int expand_versions(struct renderer *r, struct keyset *ks,
+			   long long id)
+{
+	struct db *db = &r->db;
+	long long next = 0, prev = 0, final = 0, prev_run = 0;
+
+	if (db_int_checked(db, &next, "SELECT max(id) FROM series WHERE "
+			   "previous_id = ?", "i", id) < 0 ||
+	    db_int_checked(db, &prev, "SELECT previous_id FROM series WHERE "
+			   "id = ?", "i", id) < 0 ||
+	    series_final_run(db, id, &final) < 0 ||
+	    (prev && final &&
+	     previous_version_run(db, prev, final, &prev_run) < 0))
+		return error("series #%lld: cannot read its versions", id);
+	if (next)
+		keyset_add(ks, xstrfmt("series/%lld", next));
+	if (prev_run)
+		keyset_add(ks, xstrfmt("compare/%lld-%lld", prev_run, final));
+	return 0;
+}
+
+/*
  * The compare pages a series page links: each run against its base.
  * Return: 0, or -1 after error() when they could not be read (the keys
  * read before the failure are added).
@@ -3468,7 +3719,7 @@ static int expand_series(struct renderer *r, struct keyset *ks,
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return error("series #%lld: cannot read its runs", id);
-	return 0;
+	return expand_versions(r, ks, id);
 }
 
 /* forget the on-demand compare pages of run @id: they are stale */

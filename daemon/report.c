@@ -1169,6 +1169,15 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	if (x->rc.notes)
 		strbuf_addf(b, "note: %s\n", x->rc.notes);
 	mail_metrics(b, &x->rc);
+	if (x->in.profile && *x->in.profile) {
+		strbuf_rtrim(b);
+		strbuf_addstr(b, "\n\nWhere the instructions went (the same "
+			      "kernels booted once more, QEMU\ncounting each "
+			      "function's instructions in the timed writes; "
+			      "per write,\n1 instruction = 1 ns under "
+			      "icount):\n\n");
+		strbuf_addstr(b, x->in.profile);
+	}
 	if (x->in.extra && *x->in.extra) {
 		strbuf_rtrim(b);
 		strbuf_addstr(b, "\n\n");

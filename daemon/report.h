@@ -73,6 +73,9 @@ struct report_input {
 	const char *steps;	/* the per-patch table, put before the
 				 * series as a whole (the patches first);
 				 * may be NULL */
+	const char *profile;	/* where the instructions went
+				 * (series_job_profiles(), at most
+				 * PROFILE_MAIL_LINES lines); may be NULL */
 	const char *extra;	/* the claims, put after the comparison,
 				 * above the signature; may be NULL */
 };

@@ -12,6 +12,7 @@
 #include "ingest.h"
 #include "interrupt.h"
 #include "job.h"
+#include "profile.h"
 #include "series-job.h"
 #include "strbuf.h"
 #include "tree.h"
@@ -19,6 +20,7 @@
 
 struct series_job {
 	const struct series_job_request *req;
+	const struct mmci_config *cfg;
 	struct db *db;
 	struct loaded_series ls;
 	struct measure m;
@@ -306,6 +308,91 @@ int series_job_verdict(struct db *db, long long job,
 	return has_aim < 0 ? -1 : regressed;
 }
 
+/*
+ * The comparisons worth a profile (profile.h): each patch's own step
+ * that moved a metric, regressions first, at most PROFILE_MAX_STEPS;
+ * without per-patch steps, the series as a whole when it moved. @what
+ * gets "patch 2/4" or "the series" for each.
+ */
+#define PROFILE_MAX_STEPS 3
+static size_t profile_targets(const struct attribution *a,
+			      const struct run_comparison **rcs, char **what)
+{
+	const struct run_comparison *whole = attribution_series(a);
+	int total = a->nr ? a->s[a->nr - 1].upto : 0;
+	size_t i, n = 0;
+	int pass;
+
+	if (!attribution_per_patch(a)) {
+		if (!whole || (!whole->worse && !whole->better))
+			return 0;
+		rcs[0] = whole;
+		what[0] = xstrdup("the series");
+		return 1;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 1; i < a->nr && n < PROFILE_MAX_STEPS; i++) {
+			const struct attribution_step *st = &a->s[i];
+
+			if (st->folded || !st->run_id)
+				continue;
+			if (pass == 0 ? !st->own.worse :
+			    st->own.worse || !st->own.better)
+				continue;
+			rcs[n] = &st->own;
+			what[n] = xstrfmt("patch %d/%d", st->upto, total);
+			n++;
+		}
+	}
+	return n;
+}
+
+int series_job_profile(const struct mmci_config *cfg, struct db *db,
+		       long long job)
+{
+	const struct run_comparison *rcs[PROFILE_MAX_STEPS];
+	char *what[PROFILE_MAX_STEPS];
+	struct attribution attr = { 0 };
+	size_t i, n;
+	int made = 0;
+
+	if (!config_number("MMCI_PROFILE"))
+		return 0;
+	if (attribution_load(db, job, &attr) < 0) {
+		attribution_release(&attr);
+		return -1;
+	}
+	n = profile_targets(&attr, rcs, what);
+	for (i = 0; i < n; i++) {
+		made += profile_runs_for(cfg, db, rcs[i]);
+		free(what[i]);
+	}
+	attribution_release(&attr);
+	return made;
+}
+
+int series_job_profiles(struct db *db, const struct attribution *a,
+			int max_lines, struct strbuf *out)
+{
+	const struct run_comparison *rcs[PROFILE_MAX_STEPS];
+	char *what[PROFILE_MAX_STEPS];
+	size_t i, n = profile_targets(a, rcs, what);
+	int lines = 0, got = 0;
+
+	for (i = 0; i < n; i++) {
+		if (lines < max_lines) {
+			got = profile_explain(db, rcs[i], what[i],
+					      max_lines - lines, out);
+			if (got < 0)
+				lines = max_lines;
+			else
+				lines += got;
+		}
+		free(what[i]);
+	}
+	return got < 0 ? -1 : lines;
+}
+
 int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o)
 {
@@ -346,6 +433,19 @@ int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 			      out);
 		print_versions(db, attr.series_id, rc->new_id, out);
 	}
+	{
+		struct strbuf prof = STRBUF_INIT;
+
+		if (series_job_profiles(db, &attr, PROFILE_TEXT_LINES,
+					&prof) > 0)
+			strbuf_addf(out, "\nwhere the instructions went (the "
+				    "same kernels booted once more, QEMU "
+				    "counting each function's instructions "
+				    "in the timed writes; per write, 1 "
+				    "instruction = 1 ns under icount):\n%s",
+				    prof.buf);
+		strbuf_release(&prof);
+	}
 	ret = 0;
 out:
 	aim_release(&aim);
@@ -369,8 +469,12 @@ static int report(struct series_job *sj, const struct measure_args *ma,
 	char *result;
 	int ret = -1;
 
-	if (record_steps(sj) < 0 ||
-	    series_job_summary(sj->db, sj->job, &verdict, &out, &o) < 0)
+	if (record_steps(sj) < 0)
+		goto out;
+	/* a profile explains a verdict; it never changes one */
+	if (series_job_profile(sj->cfg, sj->db, sj->job) < 0)
+		warning("job #%lld: no profile: %s", sj->job, last_error());
+	if (series_job_summary(sj->db, sj->job, &verdict, &out, &o) < 0)
 		goto out;
 	printf("\nmmci test-series: %s\n", sj->ls.s.title);
 	if (sj->reuse_note)
@@ -409,8 +513,8 @@ int series_job_run(const struct mmci_config *cfg, struct db *db,
 		   struct measure_args *ma, const struct series_job_request *req,
 		   int *worse)
 {
-	struct series_job sj = { .req = req, .db = db, .job = req->job,
-				 .t0 = now_s() };
+	struct series_job sj = { .req = req, .cfg = cfg, .db = db,
+				 .job = req->job, .t0 = now_s() };
 	size_t i;
 	int ret = -1;
 

@@ -22,6 +22,8 @@
 #include "measure.h"
 #include "strbuf.h"
 
+struct attribution;
+
 struct series_job_request {
 	const char *file;	/* an mbox, or NULL with series_id */
 	long long series_id;	/* a stored series, or 0 */
@@ -78,5 +80,27 @@ struct series_job_outcome {
  */
 int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o);
+
+/*
+ * series_job_profile() - profile (profile.h) the runs of the job's
+ * comparisons worth it: each patch's own step that moved a metric
+ * (regressions first, at most three), or the series as a whole without
+ * per-patch steps; nothing when MMCI_PROFILE is 0. A profile that cannot
+ * be made is warned about. Return: profiles made or found, -1 error().
+ */
+int series_job_profile(const struct mmci_config *cfg, struct db *db,
+		       long long job);
+
+/*
+ * series_job_profiles() - the lines profile_explain() gives for those
+ * comparisons ("patch 2/2, fsdax align=2M,map=dev: +672,490,272
+ * instructions per timed write (+65.7 %)", then the functions), at most
+ * @max_lines in all. The CLI, the page and the mail show these.
+ * Return: lines written, -1 error().
+ */
+#define PROFILE_TEXT_LINES 20
+#define PROFILE_MAIL_LINES 10
+int series_job_profiles(struct db *db, const struct attribution *a,
+			int max_lines, struct strbuf *out);
 
 #endif

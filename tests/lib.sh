@@ -225,6 +225,9 @@ cd "$TRASH" || exit 1
 export MMCI_DB="$TRASH/mmci.db"
 export MMCI_DATA="$TRASH/var"
 export MMCI_PROJECT="$SRC"
+# profiling boots (profile.h, MMCI_PROFILE) are extra guests: only the
+# files whose point is the profile turn them on
+export MMCI_PROFILE=0
 # a home that cannot be written (nobody's /nonexistent, as `su nobody`
 # leaves it): one in the trash directory, where ccache's cache and the
 # tools' settings can be made

@@ -5,10 +5,11 @@
 # (the head run of each, and the previous head measured again beside it),
 # fsdax rebind_memmap stepping from 100 to 125 ms at night 8 and a bisect
 # job of the range 7..8; mm/mm-stable has 3 nights; a series job runs the
-# same set-up meanwhile; two branches have names no file may have. The
-# pages are read with curl (tests/web-check.py) and in headless Chromium
-# (its DOM, and screenshots copied to /work/screens for people to look
-# at). Part of `make check`.
+# same set-up meanwhile; two branches have names no file may have; the
+# memmap-mixed example series is tested patch by patch as v1 (MIXED) and
+# v2 (BETTER, as its cover letter claims). The pages are read with curl
+# (tests/web-check.py) and in headless Chromium (its DOM, and screenshots
+# copied to /work/screens for people to look at). Part of `make check`.
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 
@@ -177,12 +178,114 @@ add_series_job() {
 	sqlite3 -bail "$MMCI_DB" < series.sql
 }
 
+# kernel-patches/examples/memmap-mixed.mbox as series 2 (v1) and a v2 of
+# it as series 3, each tested patch by patch in icount mode (a boot of 10
+# rebinds a step, every rebind the same) on mm-new: v1 is MIXED (patch 2
+# costs 66 %, patch 4 gives it back), v2's patch 2 costs nothing and its
+# patch 4 gains what the cover letter claims (270 -> 163 ms, -39.6 %):
+# BETTER, and v2 is 40 % faster than v1
+MIXED=$SRC/kernel-patches/examples/memmap-mixed.mbox
+v1_memmap() { case $1 in 0|1|4) echo 163 ;; 2|3) echo 270 ;; esac; }
+v2_memmap() { case $1 in 4) echo 98.5 ;; *) echo 163 ;; esac; }
+
+# icount_sql ID BUILD JOB LABEL MEMMAP: one boot of 10 rebinds, each
+# MEMMAP ms, the wall time 7.25 ms more
+icount_sql() {
+	t=$((T0 + 6 * 86400 + $1))
+	echo "INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+		modules_root, hz, workloads, params, accel, clock, vcpus,
+		ram_mib, nvdimm_mib, backing, host, initrd, status,
+		started_at, ended_at, job_id) VALUES ($1, '$4', $2, '/k',
+		'6.13.0', '/m', 1000, 'fsdax', '{\"iters\":10}', 'tcg',
+		'icount', 1, 1024, 1024, 'tmpfs', '$HOST', '/i', 'ok', $t,
+		$t + 600, $3);
+	      INSERT INTO boots (id, run_id, idx, status, end_kind,
+		started_at, duration_s) VALUES (${1}0, $1, 0, 'ok', 'poweroff',
+		$t, 90);
+	      WITH RECURSIVE it(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM it
+		WHERE i < 10)
+	      INSERT INTO samples (run_id, boot_id, workload, variant, metric,
+		unit, iteration, value)
+		SELECT $1, ${1}0, '$W', '$V', 'rebind_memmap', 'ms', i, $5
+		FROM it UNION ALL
+		SELECT $1, ${1}0, '$W', '$V', 'rebind_wall', 'ms', i, $5 + 7.25
+		FROM it;"
+}
+
+# version_sql SERIES JOB BUILDS RUNS MEMMAP-FN: the series' builds
+# BUILDS+1 .. BUILDS+4 and applies on mm-new, its job JOB, whose base
+# step is run 401 (measured by job 41, reused by the others) and whose
+# patch steps are runs RUNS+1 .. RUNS+4
+version_sql() {
+	vs_series=$1 vs_job=$2 vs_builds=$3 vs_runs=$4 vs_fn=$5
+	t=$((T0 + 6 * 86400))
+	echo "INSERT INTO jobs (id, kind, series_id, series_ref, status,
+		created_at, started_at, ended_at, params, base_note) VALUES
+		($vs_job, 'series', $vs_series, 'mm-new', 'done', $t, $t,
+		 $t + 3000, '{\"aim\":{\"in_scope\":true,\"workloads\":\"fsdax\",\"nvdimm_mib\":0,\"why\":\"mm/mm_init.c -> fsdax\"}}',
+		 'base: no base-commit; mm-new (aaaa) applies');"
+	[ "$vs_job" != 41 ] || icount_sql 401 1 41 "base mm-new" 163
+	echo "INSERT INTO job_steps (job_id, upto, run_id, source, note)
+		VALUES ($vs_job, 0, 401, '$( [ "$vs_job" = 41 ] &&
+		echo measured || echo reused)', 'run #401');"
+	for u in 1 2 3 4; do
+		echo "INSERT INTO builds (id, cache_key, tree_path, commit_id,
+			tree_oid, series_id, upto, config_fragment, config_hash,
+			kernel_release, hz, status, started_at) VALUES
+			($((vs_builds + u)), 'k$vs_series$u', '/t',
+			 'c$vs_series$u', 't$vs_series$u', $vs_series, $u, 'f',
+			 'h', '6.13.0', 1000, 'ok', 0);
+		      INSERT INTO applies (series_id, base_ref, base_commit,
+			upto, head_commit, status, created_at) VALUES
+			($vs_series, 'mm-new', 'aaaa', $u, 'c$vs_series$u', 'ok',
+			 0);"
+		icount_sql $((vs_runs + u)) $((vs_builds + u)) "$vs_job" \
+			"series #$vs_series +$u/4" "$($vs_fn $u)"
+		echo "INSERT INTO job_steps (job_id, upto, run_id, source,
+			note) VALUES ($vs_job, $u, $((vs_runs + u)), 'measured',
+			'measured by this job');"
+	done
+	echo "UPDATE jobs SET result = json_object('base_run', 401,
+		'new_run', $((vs_runs + 4)), 'worse', 0, 'better', 0)
+		WHERE id = $vs_job;"
+}
+
+# the verdict a job stored (job_end()): here show job's
+store_verdict() {
+	v=$("$MMCI" show job "$1" | sed -n "s/^verdict: //p" | head -1) &&
+	echo "job #$1: $v" &&
+	sql "UPDATE jobs SET result = json_set(result, \"$.verdict\", \"$v\")
+	     WHERE id = $1"
+}
+
+add_versions() {
+	"$MMCI" ingest "$MIXED" > mixed.out &&
+	sed -e "s/\[PATCH \([0-9]\)/[PATCH v2 \1/" \
+	    -e "s/mmci-mixed@/mmci-mixed-v2@/g" "$MIXED" > mixed-v2.mbox &&
+	"$MMCI" ingest mixed-v2.mbox > mixed-v2.out &&
+	[ "$(sql "SELECT previous_id FROM series WHERE id = 3")" = 2 ] &&
+	{ echo "BEGIN;"
+	  version_sql 2 41 10 410 v1_memmap
+	  version_sql 3 42 20 420 v2_memmap
+	  echo "COMMIT;"; } > versions.sql &&
+	sqlite3 -bail "$MMCI_DB" < versions.sql &&
+	store_verdict 41 && store_verdict 42
+}
+
 test_expect 'the nightly jobs of two branches, a bisect and a series job' '
 	"$MMCI" init --no-tree &&
 	"$MMCI" ingest "$SRC/tests/web-hostile.mbox" > out &&
 	add_nights && add_series_job &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE kind = \"nightly\"")" = 19 ] &&
 	[ "$(sql "SELECT count(*) FROM runs")" = 36 ]
+'
+
+test_expect 'two versions of a series tested patch by patch: MIXED, then BETTER' '
+	add_versions &&
+	sql "SELECT json_extract(result, \"$.verdict\") FROM jobs WHERE id = 41" |
+		grep -q "^MIXED: patch 2/4 fsdax rebind_memmap +66 %" &&
+	sql "SELECT json_extract(result, \"$.verdict\") FROM jobs WHERE id = 42" |
+		grep -q "^BETTER"
 '
 
 test_expect 'the triggers name the branch pages, not the names of no file' '
@@ -300,6 +403,39 @@ else
 	test_skip "gnuplot is not installed (make setup installs it)" \
 		"the series page: per-boot medians of base and new"
 fi
+
+test_expect 'the series page of v1: MIXED, then per patch, the claim, base and workloads' '
+	page /series/2 v1.html &&
+	$CHECK v1.html "text:series-verdict:verdict: MIXED: patch 2/4" \
+		rows:patch-summary:4 "text:claims-text:(patch 4" \
+		"text:claims-text:: agrees" \
+		"text:base-commit:base commit aaaa (mm-new)" \
+		"text:base:job #41 (done): base: no base-commit" \
+		"text:aim:measured: fsdax, because mm/mm_init.c -> fsdax" \
+		notag:script &&
+	! grep -q "id=\"versions\"" v1.html &&
+	# what a reader needs first, in this order, the details folded below
+	awk "/id=\"series-verdict\"/ { v = NR } /id=\"summary\"/ { s = NR }
+	     /id=\"claims\"/ { c = NR } /id=\"setup\"/ { b = NR }
+	     /id=\"per-metric\"/ { m = NR }
+	     END { exit !(v && v < s && s < c && c < b && b < m) }" v1.html
+'
+
+test_expect 'the series page of v2: v2 against v1, a row per metric' '
+	page /series/3 v2.html &&
+	$CHECK v2.html "text:series-verdict:verdict: BETTER" \
+		"text:versions:v2 against v1" href:/series/2 \
+		href:/compare/414/424 rows:versions-table:2 \
+		"cell:versions-table:rebind_memmap (ms)" \
+		"cell:versions-table:fsdax align=2M,map=dev" \
+		"cell:versions-table:163" "cell:versions-table:98.5" \
+		"cell:versions-table:-39.57 % [-40.18, -38.96]" \
+		"cell:versions-table:better" "text:claims-text:: agrees" &&
+	# the pair it links is rendered with it
+	[ -f "$MMCI_DATA/www/compare/414-424.html" ] &&
+	awk "/id=\"claims\"/ { c = NR } /id=\"versions\"/ { w = NR }
+	     /id=\"setup\"/ { b = NR } END { exit !(c && c < w && w < b) }" v2.html
+'
 
 test_expect 'a new night is rendered by the worker, with its run' '
 	{ echo "BEGIN;" &&
