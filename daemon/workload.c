@@ -17,6 +17,10 @@ static const struct metric_def bind_metrics[] = {
 	{ "rebind_memmap", "ms", 1, JIFFY,
 	  "memmap_init_zone_device() of each rebind" },
 	{ "rebind_wall", "ms", 1, 0.001, "wall time of each rebind" },
+	{ "first_bind_memmap_ns", "ns", 1, 1,
+	  "first_bind_memmap to the ns: kprobe events on the entry and the "
+	  "return of memmap_init_zone_device()" },
+	{ "rebind_memmap_ns", "ns", 1, 1, "rebind_memmap to the ns" },
 	{ NULL }
 };
 
@@ -52,6 +56,7 @@ static const struct metric_def memremap_metrics[] = {
 	{ "memunmap_pages", "ms", 1, 0.001, "memunmap_pages() of it" },
 	{ "memremap_memmap", "ms", 1, JIFFY,
 	  "memmap_init_zone_device() inside memremap_pages()" },
+	{ "memremap_memmap_ns", "ns", 1, 1, "memremap_memmap to the ns" },
 	{ NULL }
 };
 

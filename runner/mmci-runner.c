@@ -799,14 +799,17 @@ static int bind_once(struct run *r, int iter)
 {
 	struct memmap_stat st = { 0 };
 	char attr[128];
+	long long ns;
 	double wall;
-	int rc;
+	int rc, calls;
 
 	xsnprintf(attr, sizeof(attr), "%s/bind", r->w->driver);
 	kmsg_skip();
+	ktime_clear();
 	rc = attr_write(r, iter, NULL, attr, r->seed, &wall);
 	if (rc)
 		return rc;
+	ns = ktime_collect(&calls);
 	memmap_wait(&st);
 
 	emit_sample(r, iter ? "rebind_wall" : "first_bind_wall", iter, wall, 3);
@@ -818,6 +821,12 @@ static int bind_once(struct run *r, int iter)
 			   "%s: no '" DYNDBG_FUNC "' line in the kernel log%s",
 			   iter ? "rebind_memmap" : "first_bind_memmap",
 			   dyndbg_ok ? "" : " (dynamic debug is off)");
+	if (ns >= 0) {
+		emit_sample_unit(r->w->name, iter ? "rebind_memmap_ns" :
+				 "first_bind_memmap_ns", "ns", iter, (double)ns,
+				 0);
+		r->samples++;
+	}
 	if (!iter && st.lines) {
 		emit_info_ul(r->w->name, "pages", st.pages);
 		if (st.lines > 1)
@@ -1358,6 +1367,7 @@ static int module_run(struct modload *m)
 	module_load_deps(m, u.release, deps.buf);
 
 	kmsg_skip();
+	ktime_clear();
 	pid = fork();
 	if (pid < 0) {
 		emit_error(m->workload, -1, "fork: %s", strerror(errno));
@@ -1432,9 +1442,19 @@ static void bench_line(struct modload *m, const char *text)
 		/* memmap_parse() wants a whole record */
 		xsnprintf(val, sizeof(val), ";%.120s", text);
 		memmap_parse(val, &st);
-		if (st.lines)
+		if (st.lines) {
+			int calls;
+			long long ns = ktime_collect(&calls);
+
 			emit_sample_unit(m->workload, "memremap_memmap", "ms",
 					 b->memremaps + 1, st.ms, 0);
+			/* the return is recorded before the line is read */
+			if (ns >= 0)
+				emit_sample_unit(m->workload,
+						 "memremap_memmap_ns", "ns",
+						 b->memremaps + 1, (double)ns,
+						 0);
+		}
 		if (st.lines && !b->memremaps)
 			emit_info_ul(m->workload, "pages", st.pages);
 		return;
@@ -1900,6 +1920,122 @@ static void emit_hello(const char *cmdline)
 }
 
 /*
+ * The kernel's time in DYNDBG_FUNC to the nanosecond: kprobe events on
+ * its entry and its return, recorded in the trace ring buffer with the
+ * trace clock ("local": sched_clock, ns), read in the "raw" format
+ * ("PID CPU TS type: ID"), which prints the timestamp in ns where the
+ * default format rounds it to us. A kprobe is a breakpoint set at run
+ * time: the function's own code is the shipped code, and the two traps
+ * cost the same in every kernel. Without CONFIG_KPROBE_EVENTS the _ns
+ * metrics are missing and an error says why.
+ */
+#define TRACEFS "/sys/kernel/tracing"
+static int ktime_in_id = -1, ktime_out_id = -1;
+
+static int tracefs_write(const char *file, const char *val, int flags)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	xsnprintf(path, sizeof(path), "%s/%s", TRACEFS, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	n = len ? write(fd, val, len) : 0;
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static int event_id(const char *name)
+{
+	char path[PATH_MAX], val[32];
+
+	xsnprintf(path, sizeof(path), "%s/events/mmci/%s/id", TRACEFS, name);
+	if (read_file(path, val, sizeof(val)))
+		return -1;
+	return atoi(val);
+}
+
+static void ktime_setup(void)
+{
+	static const char probes[] = "p:mmci/mzd_in " DYNDBG_FUNC "\n"
+				     "r:mmci/mzd_out " DYNDBG_FUNC "\n";
+	int rc;
+
+	if (access(TRACEFS "/kprobe_events", F_OK))
+		mount("nodev", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/kprobe_events", F_OK)) {
+		emit_error(NULL, -1, "no %s/kprobe_events (a kernel without "
+			   "CONFIG_KPROBE_EVENTS): no _ns metrics", TRACEFS);
+		return;
+	}
+	rc = tracefs_write("kprobe_events", probes, O_APPEND);
+	if (!rc)
+		rc = tracefs_write("options/raw", "1", 0);
+	if (!rc)
+		rc = tracefs_write("events/mmci/enable", "1", 0);
+	if (!rc)
+		rc = tracefs_write("trace", "", O_TRUNC);
+	if (rc) {
+		emit_error(NULL, -1, "kprobe events on %s: %s: no _ns metrics",
+			   DYNDBG_FUNC, strerror(-rc));
+		return;
+	}
+	ktime_in_id = event_id("mzd_in");
+	ktime_out_id = event_id("mzd_out");
+	if (ktime_in_id < 0 || ktime_out_id < 0)
+		emit_error(NULL, -1, "no ids for the kprobe events on %s",
+			   DYNDBG_FUNC);
+}
+
+/* forget the events recorded so far */
+void ktime_clear(void)
+{
+	if (ktime_in_id >= 0)
+		tracefs_write("trace", "", O_TRUNC);
+}
+
+/*
+ * The ns spent in DYNDBG_FUNC since ktime_clear(): the sum over its
+ * calls, *calls their number; -1 when not measured.
+ */
+long long ktime_collect(int *calls)
+{
+	long long sum = 0, in = -1;
+	char line[256];
+	FILE *f;
+
+	*calls = 0;
+	if (ktime_in_id < 0 || ktime_out_id < 0)
+		return -1;
+	f = fopen(TRACEFS "/trace", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ts;
+		int pid, cpu, id;
+
+		if (sscanf(line, "%d %d %llu type: %d", &pid, &cpu, &ts,
+			   &id) != 4)
+			continue;
+		if (id == ktime_in_id) {
+			in = (long long)ts;
+		} else if (id == ktime_out_id && in >= 0) {
+			sum += (long long)ts - in;
+			in = -1;
+			(*calls)++;
+		}
+	}
+	fclose(f);
+	ktime_clear();
+	return *calls ? sum : -1;
+}
+
+/*
  * Turn on the memmap pr_debug and check that it took: a query that matches
  * nothing is not an error for the kernel.
  */
@@ -1995,6 +2131,7 @@ int main(void)
 		emit_error(NULL, -1, "cannot open '/dev/kmsg': %s",
 			   strerror(errno));
 	enable_dyndbg();
+	ktime_setup();
 
 	for (name = p.workloads; name; name = next) {
 		const struct workload *w;

@@ -122,6 +122,10 @@ int nd_devdax_setup(const char *workload, unsigned long align, char *daxdev,
 void nd_devdax_teardown(const char *workload);
 
 /* hotplug.c */
+/* DYNDBG_FUNC's time in ns through kprobe events (mmci-runner.c) */
+void ktime_clear(void);
+long long ktime_collect(int *calls);
+
 int run_virtio_mem(const struct params *p);
 int run_kmem(const struct params *p);
 
