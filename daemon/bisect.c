@@ -12,6 +12,7 @@
 #include "interrupt.h"
 #include "job.h"
 #include "notice.h"
+#include "profile.h"
 #include "strbuf.h"
 #include "tree.h"
 #include "util.h"
@@ -574,6 +575,39 @@ static void bisect_release(struct bisect *b)
 	git_repository_free(b->repo);
 }
 
+/*
+ * The named commit's profile (profile.h): the two runs its report
+ * compares, the good end and the first bad commit, booted with the
+ * counting plugin, and the functions that moved printed. A profile
+ * explains the result; it never changes it.
+ */
+static void profile_culprit(const struct mmci_config *cfg, struct bisect *b)
+{
+	const struct measure *m = &b->m;
+	struct run_comparison rc = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	long long bad_run = m->k[b->kb].run_id;
+	size_t i;
+
+	if (!config_number("MMCI_PROFILE"))
+		return;
+	for (i = 0; i < b->nr_steps; i++)
+		if (b->steps[i].pos == b->first_bad)
+			bad_run = m->k[b->steps[i].k].run_id;
+	if (compare_runs(m->db, m->k[b->kg].run_id, bad_run, &rc) < 0) {
+		warning("no profile of the first bad commit: %s",
+			last_error());
+		return;
+	}
+	profile_runs_for(cfg, m->db, &rc);
+	if (profile_explain(m->db, &rc, "first bad", PROFILE_TEXT_LINES,
+			    &out) > 0)
+		printf("where the instructions went (run #%lld against run "
+		       "#%lld):\n%s", bad_run, m->k[b->kg].run_id, out.buf);
+	strbuf_release(&out);
+	run_comparison_release(&rc);
+}
+
 enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 			      struct measure_args *ma,
 			      const struct bisect_request *req)
@@ -624,6 +658,7 @@ enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 		       "Link:, patch-id, mm-commits notice or title)\n");
 	printf("took %.0f s, %zu step(s); job #%lld\n", now_s() - t0,
 	       b.nr_steps, b.job);
+	profile_culprit(cfg, &b);
 	result = bisect_json(&b, &culprit);
 	job_end(db, b.job, 1, NULL, result);
 	free(result);

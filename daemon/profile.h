@@ -24,6 +24,9 @@ struct run_comparison;
 struct strbuf;
 
 #define PROFILE_METHOD "qemu-plugin insns"
+/* lines of profile_explain() in a command's output, and in a mail */
+#define PROFILE_TEXT_LINES 20
+#define PROFILE_MAIL_LINES 10
 
 /*
  * profile_run() - profile run @run_id's set-up (see above), or find the

@@ -98,8 +98,6 @@ int series_job_profile(const struct mmci_config *cfg, struct db *db,
  * @max_lines in all. The CLI, the page and the mail show these.
  * Return: lines written, -1 error().
  */
-#define PROFILE_TEXT_LINES 20
-#define PROFILE_MAIL_LINES 10
 int series_job_profiles(struct db *db, const struct attribution *a,
 			int max_lines, struct strbuf *out);
 
