@@ -3,8 +3,9 @@
  * cmd-export.c - `mmci export kcidb`: builds and results as KernelCI's
  * KCIDB JSON, for `kcidb-submit`.
  *
- * The format is KCIDB I/O schema v5.3 (kernelci/kcidb-io,
- * kcidb_io/schema/v05_03.py, the LATEST of kcidb_io/schema/__init__.py):
+ * The format is KCIDB I/O schema v5.3, whose JSON schema, taken from
+ * kernelci/kcidb-io, is tests/fixtures/kcidb/kcidb-io-v5.3.schema.json
+ * (t0970 validates every export against it; docs/KCIDB.md):
  * { "version": {"major": 5, "minor": 3}, "checkouts": [], "builds": [],
  * "tests": [] }. Every object has "id" ("<origin>:<local id>") and
  * "origin" (^[a-z0-9_]+$); a build names its checkout_id, a test its
