@@ -266,6 +266,7 @@ INSTALL_DATA = vm-images/domain.xml.in kernel-patches/aim.map \
 	$(wildcard kernel-patches/config/*.config) \
 	$(wildcard kernel-patches/recipes/*.recipe) \
 	runner/mmci-bench/mmci_bench.c runner/mmci-bench/Kbuild web/style.css \
+	web/filter.js \
 	web/nginx-mmci.conf
 UNIT_FILES = mmci.service mmci-nightly.service mmci-nightly.timer \
 	mmci-render.service

@@ -284,7 +284,12 @@ static int page_step(struct page *pg, sqlite3_stmt *st)
 
 /* ---- page frame ------------------------------------------------------ */
 
-static void page_begin(struct page *pg, const char *title)
+/*
+ * The frame of a page, up to its <h1>: @script, when not NULL, is the
+ * URL of a script of ours (one of web_files[]) that enhances the page;
+ * the page shows everything without it.
+ */
+static void page_head(struct page *pg, const char *title, const char *script)
 {
 	strbuf_addstr(&pg->out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		      "<meta charset=\"utf-8\">\n"
@@ -292,12 +297,20 @@ static void page_begin(struct page *pg, const char *title)
 		      "<title>");
 	h(pg, title);
 	strbuf_addstr(&pg->out, " - mmci</title>\n"
-		      "<link rel=\"stylesheet\" href=\"/style.css\">\n"
-		      "</head>\n<body>\n<nav><a href=\"/\">mmci</a> "
+		      "<link rel=\"stylesheet\" href=\"/style.css\">\n");
+	if (script)
+		strbuf_addf(&pg->out, "<script src=\"%s\" defer></script>\n",
+			    script);
+	strbuf_addstr(&pg->out, "</head>\n<body>\n<nav><a href=\"/\">mmci</a> "
 		      "<span>Linux mm performance CI</span></nav>\n<main>\n"
 		      "<h1>");
 	h(pg, title);
 	strbuf_addstr(&pg->out, "</h1>\n");
+}
+
+static void page_begin(struct page *pg, const char *title)
+{
+	page_head(pg, title, NULL);
 }
 
 static void page_end(struct page *pg)
@@ -695,7 +708,8 @@ static void index_runs(struct page *pg)
 	"THEN 'mixed' " \
 	"WHEN json_extract(" j ".result, '$.verdict') LIKE 'WORSE%' OR " \
 	"json_extract(" j ".result, '$.worse') > 0 THEN 'regressed' " \
-	"WHEN json_extract(" j ".result, '$.better') > 0 THEN 'better' " \
+	"WHEN json_extract(" j ".result, '$.verdict') LIKE 'BETTER%' OR " \
+	"json_extract(" j ".result, '$.better') > 0 THEN 'better' " \
 	"WHEN " j ".kind = 'bisect' THEN CASE WHEN json_extract(" j \
 	".result, '$.first_bad') IS NOT NULL THEN 'culprit named' ELSE " \
 	"'no culprit' END ELSE 'no change' END"
@@ -771,48 +785,76 @@ static void index_jobs(struct page *pg)
 	sqlite3_finalize(st);
 }
 
+/* a data-NAME="escaped value" attribute, for filter.js */
+static void data_attr(struct page *pg, const char *name, const char *value)
+{
+	strbuf_addf(&pg->out, " data-%s=\"", name);
+	h(pg, value);
+	strbuf_addch(&pg->out, '"');
+}
+
 /*
  * The series, each with the verdict of its newest series job as a badge;
  * those that regressed, then the mixed ones, then failed jobs, first:
- * a maintainer sees what needs a look without opening each.
+ * a maintainer sees what needs a look without opening each. Each row
+ * carries what web/filter.js filters by (verdict, the branch its patches
+ * were last applied to, author, subject, Message-ID) as data-*
+ * attributes; without the script the whole list shows.
  */
 static void index_series(struct page *pg)
 {
 	static const char *const cols[] = {
-		"series", "verdict", "version", "patches", "title", "author",
-		"ingested",
+		"series", "verdict", "title", "author", "base", "version",
+		"patches", "ingested",
 	};
 	sqlite3_stmt *st = db_query(&pg->db,
 		"SELECT * FROM (SELECT s.id, s.version, s.total, s.title, "
 		"s.author, s.ingested_at, " VERDICT_BADGE_SQL("j") " AS badge, "
 		"CASE WHEN json_valid(j.result) THEN json_extract(j.result, "
-		"'$.verdict') END FROM series s LEFT JOIN jobs j ON j.id = "
-		"(SELECT max(id) FROM jobs WHERE kind = 'series' AND series_id "
-		"= s.id) ORDER BY s.id DESC LIMIT ?) ORDER BY "
+		"'$.verdict') END, coalesce((SELECT a.base_ref FROM applies a "
+		"WHERE a.series_id = s.id ORDER BY a.id DESC LIMIT 1), "
+		"j.series_ref, ''), s.message_id FROM series s LEFT JOIN jobs "
+		"j ON j.id = (SELECT max(id) FROM jobs WHERE kind = 'series' "
+		"AND series_id = s.id) ORDER BY s.id DESC LIMIT ?) ORDER BY "
 		VERDICT_RANK_SQL("badge") ", id DESC", "i",
 		(long long)WEB_LIST_LIMIT);
 
-	strbuf_addstr(&pg->out, "<h2>Series</h2>\n");
+	strbuf_addstr(&pg->out, "<h2 id=\"series-head\">Series</h2>\n");
 	if (!st) {
 		page_note_error(pg, "cannot read the series");
 		return;
 	}
-	strbuf_addstr(&pg->out, "<table id=\"series\">\n");
+	strbuf_addstr(&pg->out, "<table id=\"series\" class=\"filterable "
+		      "cards\" aria-labelledby=\"series-head\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
 	while (page_step(pg, st)) {
 		long long id = sqlite3_column_int64(st, 0);
 
-		strbuf_addf(&pg->out, "<tr><td><a href=\"/series/%lld\">#%lld"
+		strbuf_addstr(&pg->out, "<tr");
+		data_attr(pg, "verdict", db_col_text(st, 6));
+		data_attr(pg, "branch", db_col_text(st, 8));
+		data_attr(pg, "author", db_col_text(st, 4));
+		data_attr(pg, "subject", db_col_text(st, 3));
+		data_attr(pg, "msgid", db_col_text(st, 9));
+		strbuf_addf(&pg->out, "><td><a href=\"/series/%lld\">#%lld"
 			    "</a></td>", id, id);
 		td_badge(pg, db_col_text(st, 6), db_col_text(st, 7));
-		strbuf_addf(&pg->out, "<td>v%d</td><td class=\"num\">%d</td>",
+		/* as a card on a phone: the title a line of its own, the
+		 * numbers said what they are */
+		strbuf_addstr(&pg->out, "<td class=\"wide\">");
+		h(pg, db_col_text(st, 3));
+		strbuf_addstr(&pg->out, "</td>");
+		td(pg, db_col_text(st, 4));
+		strbuf_addstr(&pg->out, "<td data-label=\"base\">");
+		h(pg, db_col_text(st, 8));
+		strbuf_addf(&pg->out, "</td><td>v%d</td><td class=\"num\" "
+			    "data-label=\"patches\">%d</td><td class=\"time\" "
+			    "data-label=\"ingested\">",
 			    sqlite3_column_int(st, 1),
 			    sqlite3_column_int(st, 2));
-		td(pg, db_col_text(st, 3));
-		td(pg, db_col_text(st, 4));
-		td_time(pg, sqlite3_column_double(st, 5));
-		strbuf_addstr(&pg->out, "</tr>\n");
+		add_time(&pg->out, sqlite3_column_double(st, 5));
+		strbuf_addstr(&pg->out, "</td></tr>\n");
 	}
 	strbuf_addstr(&pg->out, "</tbody></table>\n");
 	sqlite3_finalize(st);
@@ -1165,7 +1207,7 @@ static void index_branches(struct page *pg)
 static void page_index(struct page *pg)
 {
 	/* what needs a look first: the series by verdict, then the jobs */
-	page_begin(pg, "mmci: recent runs");
+	page_head(pg, "mmci: recent runs", "/filter.js");
 	index_series(pg);
 	index_jobs(pg);
 	index_branches(pg);
@@ -1962,7 +2004,7 @@ static void patch_summary(struct page *pg, long long series_id,
 		return;
 	}
 	strbuf_addstr(&pg->out, "<div class=\"scroll\"><table "
-		      "id=\"patch-summary\">\n");
+		      "id=\"patch-summary\" class=\"cards\">\n");
 	th_row(pg, cols, ARRAY_SIZE(cols));
 	strbuf_addstr(&pg->out, "<tbody>\n");
 	for (i = 1; i < a->nr; i++) {
@@ -2007,7 +2049,7 @@ static void patch_summary(struct page *pg, long long series_id,
 		td_badge(pg, badge, NULL);
 		td(pg, ch.buf);
 		msgid = patch_msgid(pg, series_id, s->upto);
-		strbuf_addstr(&pg->out, "<td>");
+		strbuf_addstr(&pg->out, "<td class=\"wide\">");
 		if (msgid && *msgid) {
 			strbuf_addstr(&pg->out, "<a href=\"https://lore.kernel."
 				      "org/r/");
@@ -3305,7 +3347,7 @@ void render_error_page(struct strbuf *out, const char *title, const char *msg)
  * does the same): bump RENDER_VERSION when it or the pages change, and
  * the next start renders everything again.
  */
-#define RENDER_VERSION 4
+#define RENDER_VERSION 5
 #define RENDER_ALL_COMPARE 20	/* newest runs whose compare page a full
 				 * render writes (a gnuplot each, 120 ms);
 				 * older ones on demand */
@@ -3994,10 +4036,13 @@ static void prune_ondemand(struct renderer *r)
 	free(dir);
 }
 
+/* the files of web/ the pages use, copied into www/ as they are */
+static const char *const web_files[] = { "style.css", "filter.js" };
+
 static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 {
-	char *css_path, *dst;
-	struct strbuf css = STRBUF_INIT;
+	char *dst;
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->plot_gp, 0);
@@ -4011,17 +4056,23 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 	if (!r->gnuplot)
 		log_warnx("render: gnuplot not found: pages show no plots "
 			  "(install gnuplot-nox)");
-	css_path = project_path(cfg, "web/style.css");
-	if (strbuf_read_file(&css, css_path, 0) < 0)
-		log_warnx("render: cannot read '%s': pages are unstyled",
-			  css_path);
-	else
-		store(r, "style.css", &css);
+	for (i = 0; i < ARRAY_SIZE(web_files); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		char *rel = xstrfmt("web/%s", web_files[i]);
+		char *path = project_path(cfg, rel);
+
+		if (strbuf_read_file(&sb, path, 0) < 0)
+			log_warnx("render: cannot read '%s': the pages go "
+				  "without it", path);
+		else
+			store(r, web_files[i], &sb);
+		strbuf_release(&sb);
+		free(path);
+		free(rel);
+	}
 	dst = xstrfmt("%s/.queue", r->www);
 	mkdir_p(dst, 0755);
 	free(dst);
-	strbuf_release(&css);
-	free(css_path);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
  *
  *	/			index.html
  *	/style.css		style.css
+ *	/filter.js		filter.js (the index's filters; the pages
+ *				show everything without it)
  *	/run/N			run/N.html
  *	/series/N		series/N.html
  *	/compare/A/B		compare/A-B.html (the pairs the pages link),

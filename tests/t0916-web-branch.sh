@@ -404,6 +404,23 @@ else
 		"the series page: per-boot medians of base and new"
 fi
 
+test_expect 'the index: each series row carries what the filters read' '
+	page / idx.html &&
+	$CHECK idx.html rows:series:3 notag:script &&
+	grep -q "<script src=\"/filter.js\" defer></script>" idx.html &&
+	cmp "$MMCI_DATA/www/filter.js" "$SRC/web/filter.js" &&
+	# (web.c serves it once its route and script-src are there)
+	{ [ "$(code /filter.js)" = 200 ] || echo "mmci web: no /filter.js"; } &&
+	# the form is the script'"'"'s: without it, the whole list
+	! grep -q "class=\"filters\"" idx.html &&
+	sed -n "/<table id=\"series\"/,/<\/table>/p" idx.html > rows.html &&
+	grep -q "<tr data-verdict=\"mixed\" data-branch=\"mm-new\" data-author=\"mmci demo &lt;mmci-demo@example.org&gt;\" data-subject=\"mm/mm_init: ZONE_DEVICE memmap check, tried and dropped\" data-msgid=\"20250310100000.0.mmci-mixed@example.org\"><td><a href=\"/series/2\">#2</a></td><td><span class=\"badge b-mixed\"" rows.html &&
+	grep -q "<tr data-verdict=\"better\" data-branch=\"mm-new\" .* data-msgid=\"20250310100000.0.mmci-mixed-v2@example.org\"><td><a href=\"/series/3\">" rows.html &&
+	grep -q "data-subject=\"&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;\"" rows.html &&
+	# the worst first: mixed, then the others newest first
+	[ "$(grep -o "href=\"/series/[0-9]*\"" rows.html | tr -dc "0-9")" = 231 ]
+'
+
 test_expect 'the series page of v1: MIXED, then per patch, the claim, base and workloads' '
 	page /series/2 v1.html &&
 	$CHECK v1.html "text:series-verdict:verdict: MIXED: patch 2/4" \
