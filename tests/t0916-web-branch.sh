@@ -8,8 +8,10 @@
 # same set-up meanwhile; two branches have names no file may have; the
 # memmap-mixed example series is tested patch by patch as v1 (MIXED) and
 # v2 (BETTER, as its cover letter claims). The pages are read with curl
-# (tests/web-check.py) and in headless Chromium (its DOM, and screenshots
-# copied to /work/screens for people to look at). Part of `make check`.
+# (tests/web-check.py) and in headless Chromium: its DOM, the layout at a
+# phone's 390 px and at 1280 px, the index's filters
+# (tests/web-measure.py), and screenshots copied to /work/screens
+# (MMCI_SCREENS) for people to look at. Part of `make check`.
 . "$(dirname "$0")/lib.sh"
 MMCI=${MMCI_BIN:-$MMCI}	# another build of mmci under test
 
@@ -479,11 +481,64 @@ if [ -n "$CHROMIUM" ]; then
 		$CHECK series-dom.html id:per-boot id:per-patch notag:script &&
 		shot /series/1 series.png
 	'
+	# the pages as mmci web and nginx serve them, with the script
+	# allowed from the site itself (web-measure.py --www)
+	MEASURE="python3 $SRC/tests/web-measure.py --chromium $CHROMIUM --www $MMCI_DATA/www"
+	# shots WIDTH: the screenshots of a measure, copied to $SCREENS
+	shots() {
+		for f in "$TRASH"/shots/*-"$1".png; do
+			{ [ -f "$f" ] || continue; } &&
+			{ { mkdir -p "$SCREENS" && cp "$f" "$SCREENS/"; } 2> /dev/null ||
+			  echo "$f not copied to $SCREENS (MMCI_SCREENS)"; }
+		done
+	}
+	test_expect 'chromium, a phone (390 px): no page scrolls sideways, the summary first' '
+		mkdir -p shots &&
+		$MEASURE --mobile --size 390x844 --shots "$TRASH/shots" \
+			/ "scroll<=390" "top:series<844" \
+			/series/2 "scroll<=390" "top:summary<844" \
+			/series/3 "scroll<=390" "top:summary<844" \
+			/series/1 "scroll<=390" "top:summary<844" \
+			/branch/mm/mm-new "scroll<=390" /compare/414/424 "scroll<=390" &&
+		shots 390
+	'
+	test_expect 'chromium, 1280 px: no page scrolls sideways either' '
+		mkdir -p shots &&
+		$MEASURE --size 1280x900 --shots "$TRASH/shots" \
+			/ "scroll<=1280" "top:series<900" \
+			/series/2 "scroll<=1280" "top:summary<900" \
+			/series/3 "scroll<=1280" "top:summary<900" \
+			/series/1 "scroll<=1280" /branch/mm/mm-new "scroll<=1280" &&
+		shots 1280
+	'
+	test_expect 'chromium: the index filters by verdict, branch, author, subject, message-id' '
+		$MEASURE --size 1280x900 \
+			/ shown:series:3 "text:series-count:all 3 shown" \
+			"/#verdict=mixed" shown:series:1 \
+			"text:series-count:1 of 3 shown" \
+			"/#verdict=better" shown:series:1 \
+			"/#verdict=regressed" shown:series:0 \
+			"/#branch=mm-new" shown:series:2 \
+			"/#verdict=mixed&branch=base" shown:series:0 \
+			"/#author=mmci+demo+%3Cmmci-demo%40example.org%3E" shown:series:2 \
+			"/#q=zone_device" shown:series:2 \
+			"/#q=20250310100000.0.mmci-mixed-v2" shown:series:1 \
+			"/#q=%3C20250310100000.0.mmci-mixed%40example.org%3E" shown:series:1 \
+			"/#q=https%3A%2F%2Flore.kernel.org%2Fr%2F20250310100000.0.mmci-mixed%2540example.org" shown:series:1 \
+			"/#q=%3Cscript%3E" shown:series:1 &&
+		# without the script: every row, whatever the fragment says
+		$MEASURE --no-js --size 390x844 "/#verdict=mixed" shown:series:3
+	'
 else
 	test_skip "chromium is not installed (make setup installs it)" \
 		"chromium: the branch page DOM and a screenshot"
 	test_skip "chromium is not installed (make setup installs it)" \
 		"chromium: the series page DOM and a screenshot"
+	for t in "chromium, a phone (390 px): no page scrolls sideways, the summary first" \
+		"chromium, 1280 px: no page scrolls sideways either" \
+		"chromium: the index filters by verdict, branch, author, subject, message-id"; do
+		test_skip "chromium is not installed (make setup installs it)" "$t"
+	done
 fi
 
 test_expect 'SIGTERM stops mmci web cleanly' web_stop
