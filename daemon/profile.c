@@ -705,30 +705,29 @@ double profile_wall_change_ns(struct db *db, long long base_run,
 	return isfinite(b) && isfinite(n) ? (n - b) * 1e6 : 0;
 }
 
-int profile_explain(struct db *db, const struct run_comparison *rc,
-		    const char *what, int max_lines, struct strbuf *out)
+int profile_diffs_for(struct db *db, const struct run_comparison *rc,
+		      struct profile_diff **out, size_t *nr)
 {
 	long long bp, np;
-	size_t i, j;
-	int lines = 0;
+	size_t i, j, alloc = 0;
 
+	*out = NULL;
+	*nr = 0;
 	bp = profile_of_run(db, rc->base_id);
 	np = profile_of_run(db, rc->new_id);
 	if (bp < 0 || np < 0)
 		return -1;
 	if (!bp || !np)
 		return 0;
-	for (i = 0; i < rc->nr && lines < max_lines; i++) {
+	for (i = 0; i < rc->nr; i++) {
 		const struct metric_comparison *m = &rc->m[i];
-		struct strbuf body = STRBUF_INIT, num = STRBUF_INIT;
 		struct profile_diff d;
-		double total, metric_ns;
-		int rc2;
+		int got;
 
 		if (m->c.verdict != VERDICT_WORSE &&
 		    m->c.verdict != VERDICT_BETTER)
 			continue;
-		/* one block per workload and variant */
+		/* one diff per workload and variant */
 		for (j = 0; j < i; j++)
 			if ((rc->m[j].c.verdict == VERDICT_WORSE ||
 			     rc->m[j].c.verdict == VERDICT_BETTER) &&
@@ -737,33 +736,69 @@ int profile_explain(struct db *db, const struct run_comparison *rc,
 				break;
 		if (j < i)
 			continue;
-		rc2 = profile_diff(db, bp, np, m->workload, m->variant, &d);
-		if (rc2 < 0)
+		got = profile_diff(db, bp, np, m->workload, m->variant, &d);
+		if (got < 0) {
+			profile_diffs_release(*out, *nr);
+			*out = NULL;
+			*nr = 0;
 			return -1;
-		if (rc2 > 0)
+		}
+		if (got > 0)
 			continue;
-		total = profile_diff_total(&d);
+		if (*nr == alloc) {
+			alloc = alloc ? 2 * alloc : 4;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		(*out)[(*nr)++] = d;
+	}
+	return 0;
+}
+
+void profile_diffs_release(struct profile_diff *d, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		profile_diff_release(&d[i]);
+	free(d);
+}
+
+int profile_explain(struct db *db, const struct run_comparison *rc,
+		    const char *what, int max_lines, struct strbuf *out)
+{
+	struct profile_diff *ds;
+	size_t i, j, nr;
+	int lines = 0;
+
+	if (profile_diffs_for(db, rc, &ds, &nr) < 0)
+		return -1;
+	for (i = 0; i < nr && lines < max_lines; i++) {
+		const struct profile_diff *d = &ds[i];
+		struct strbuf body = STRBUF_INIT, num = STRBUF_INIT;
+		double total = profile_diff_total(d);
+		double metric_ns;
+
 		metric_ns = profile_wall_change_ns(db, rc->base_id, rc->new_id,
-						   m->workload, m->variant);
+						   d->workload, d->variant);
 		add_grouped(&num, total, 1);
 		strbuf_addf(out, "%s%s%s%s%s: %s instructions per write",
-			    what ? what : "", what ? ", " : "", m->workload,
-			    *m->variant ? " " : "", m->variant, num.buf);
-		if (d.base_insns)
+			    what ? what : "", what ? ", " : "", d->workload,
+			    *d->variant ? " " : "", d->variant, num.buf);
+		if (d->base_insns)
 			strbuf_addf(out, " (%+.1f %%)",
 				    100.0 * total /
-				    ((double)d.base_insns / d.base_windows));
+				    ((double)d->base_insns / d->base_windows));
 		strbuf_addch(out, '\n');
 		lines++;
-		profile_diff_format(&d, max_lines - lines, 0.01, metric_ns,
+		profile_diff_format(d, max_lines - lines, 0.01, metric_ns,
 				    &body);
 		for (j = 0; j < body.len; j++)
 			lines += body.buf[j] == '\n';
 		strbuf_addbuf(out, &body);
 		strbuf_release(&body);
 		strbuf_release(&num);
-		profile_diff_release(&d);
 	}
+	profile_diffs_release(ds, nr);
 	return lines;
 }
 

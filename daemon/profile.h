@@ -91,6 +91,18 @@ double profile_wall_change_ns(struct db *db, long long base_run,
 			      const char *variant);
 
 /*
+ * profile_diffs_for() - the profile diffs a comparison worth a report
+ * shows: one per workload and variant with a metric that moved (worse or
+ * better), of the profiles of @rc's two runs (or of runs of the same
+ * builds and set-up). None when either has no profile.
+ * Return: 0 (*@out holds *@nr diffs, release with profile_diffs_release),
+ * -1 after error().
+ */
+int profile_diffs_for(struct db *db, const struct run_comparison *rc,
+		      struct profile_diff **out, size_t *nr);
+void profile_diffs_release(struct profile_diff *d, size_t nr);
+
+/*
  * profile_explain() - where the instructions went, for a comparison
  * worth a report: for each workload with a metric that moved (worse or
  * better), the profiles of @rc's two runs compared, a heading line

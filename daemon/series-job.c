@@ -308,15 +308,9 @@ int series_job_verdict(struct db *db, long long job,
 	return has_aim < 0 ? -1 : regressed;
 }
 
-/*
- * The comparisons worth a profile (profile.h): each patch's own step
- * that moved a metric, regressions first, at most PROFILE_MAX_STEPS;
- * without per-patch steps, the series as a whole when it moved. @what
- * gets "patch 2/4" or "the series" for each.
- */
-#define PROFILE_MAX_STEPS 3
-static size_t profile_targets(const struct attribution *a,
-			      const struct run_comparison **rcs, char **what)
+size_t series_job_profile_targets(const struct attribution *a,
+				  const struct run_comparison **rcs,
+				  char **what)
 {
 	const struct run_comparison *whole = attribution_series(a);
 	int total = a->nr ? a->s[a->nr - 1].upto : 0;
@@ -362,7 +356,7 @@ int series_job_profile(const struct mmci_config *cfg, struct db *db,
 		attribution_release(&attr);
 		return -1;
 	}
-	n = profile_targets(&attr, rcs, what);
+	n = series_job_profile_targets(&attr, rcs, what);
 	for (i = 0; i < n; i++) {
 		made += profile_runs_for(cfg, db, rcs[i]);
 		free(what[i]);
@@ -376,7 +370,7 @@ int series_job_profiles(struct db *db, const struct attribution *a,
 {
 	const struct run_comparison *rcs[PROFILE_MAX_STEPS];
 	char *what[PROFILE_MAX_STEPS];
-	size_t i, n = profile_targets(a, rcs, what);
+	size_t i, n = series_job_profile_targets(a, rcs, what);
 	int lines = 0, got = 0;
 
 	for (i = 0; i < n; i++) {

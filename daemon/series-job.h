@@ -23,6 +23,7 @@
 #include "strbuf.h"
 
 struct attribution;
+struct run_comparison;
 
 struct series_job_request {
 	const char *file;	/* an mbox, or NULL with series_id */
@@ -80,6 +81,18 @@ struct series_job_outcome {
  */
 int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o);
+
+/*
+ * series_job_profile_targets() - the comparisons of a job worth a
+ * profile: each patch's own step that moved a metric, regressions first,
+ * at most PROFILE_MAX_STEPS; without per-patch steps the series as a
+ * whole when it moved. @rcs and @what get them and "patch 2/4" or "the
+ * series" (the caller frees each @what). Return: how many.
+ */
+#define PROFILE_MAX_STEPS 3
+size_t series_job_profile_targets(const struct attribution *a,
+				  const struct run_comparison **rcs,
+				  char **what);
 
 /*
  * series_job_profile() - profile (profile.h) the runs of the job's

@@ -1930,6 +1930,7 @@ static void emit_hello(const char *cmdline)
  * metrics are missing and an error says why.
  */
 #define TRACEFS "/sys/kernel/tracing"
+#define KPROBE_SETTLE_MS 200
 static int ktime_in_id = -1, ktime_out_id = -1;
 
 static int tracefs_write(const char *file, const char *val, int flags)
@@ -1990,6 +1991,12 @@ static void ktime_setup(void)
 	if (ktime_in_id < 0 || ktime_out_id < 0)
 		emit_error(NULL, -1, "no ids for the kprobe events on %s",
 			   DYNDBG_FUNC);
+	/*
+	 * the kernel turns the breakpoints into jumps (optprobes) a few
+	 * jiffies after they are set, patching its text: let that happen
+	 * now, not inside the first timed bind
+	 */
+	usleep(KPROBE_SETTLE_MS * 1000);
 }
 
 /* forget the events recorded so far */
