@@ -513,7 +513,7 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	unsigned long mt0, mt1, mt2, online, exist;
 	long long t0, tadd, t1, t2, t3, delta_kib;
 	long onlined = 0;
-	int rc, bad = 0, effective;
+	int rc, bad = 0, effective, win;
 	char grown[256];
 
 	if (write_attr(KMEM, iter, AUTO_ONLINE, mode, NULL))
@@ -528,10 +528,12 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	if (dax_unbind_any(k, iter))
 		return -1;
 
+	win = window_open();
 	t0 = now_ns();
 	rc = dax_drv_write(k, iter, "kmem", "bind", NULL);
 	tadd = now_ns();
 	if (rc) {
+		window_close(win);
 		dax_drv_write(k, iter, "device_dax", "bind", NULL);
 		return -1;
 	}
@@ -540,6 +542,7 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 		bad = onlined < 0;
 	}
 	t1 = now_ns();
+	window_close(win);
 	if (offline && iter == 0 && !bad) {
 		info_ll(KMEM, "blocks_onlined_by_runner", onlined);
 		/* kmem's part of it: add_memory() with nobody onlining */
@@ -601,8 +604,10 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	}
 
 	/* offline and remove, timed together */
+	win = window_open();
 	t2 = now_ns();
 	if (kmem_offline(k, iter, offline ? "online_movable" : mode)) {
+		window_close(win);
 		emit_error(KMEM, iter,
 			   "%s stays with kmem (an unbind would leave its "
 			   "memory plugged until reboot): stopping", k->dax);
@@ -611,6 +616,7 @@ static int kmem_iter(struct kmem *k, const char *mode, int want_mm, int iter)
 	}
 	rc = dax_drv_write(k, iter, "kmem", "unbind", NULL);
 	t3 = now_ns();
+	window_close(win);
 	if (rc) {
 		k->stuck = 1;
 		return -2;

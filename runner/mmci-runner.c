@@ -412,7 +412,7 @@ static int window_kind(void)
 }
 
 /* open a window of the running workload's kind: its kind, or -1 */
-static int window_open(void)
+int window_open(void)
 {
 	int kind;
 
@@ -424,7 +424,7 @@ static int window_open(void)
 	return kind;
 }
 
-static void window_close(int kind)
+void window_close(int kind)
 {
 	if (kind >= 0)
 		profile_mark(0x80 | kind);

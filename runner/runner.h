@@ -122,6 +122,14 @@ int nd_devdax_setup(const char *workload, unsigned long align, char *daxdev,
 void nd_devdax_teardown(const char *workload);
 
 /* hotplug.c */
+/*
+ * A profile window around a timed section (runner/qemu-profile.c): with
+ * mmci.profile=1 window_open() marks its start and returns its kind,
+ * window_close() its end; otherwise they do nothing (-1).
+ */
+int window_open(void);
+void window_close(int kind);
+
 /* DYNDBG_FUNC's time in ns through kprobe events (mmci-runner.c) */
 void ktime_clear(void);
 long long ktime_collect(int *calls);
