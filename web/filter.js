@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * filter.js - the filters of the index: the rows of each
- * <table class="filterable"> (the series, daemon/render.c's
+ * filter.js - the filters of the index: the rows of each table whose
+ * rows carry a data-verdict (the series, daemon/render.c's
  * index_series()) are shown or hidden by their data-* attributes:
  * data-verdict, data-branch and data-author each by a <select> of the
  * values the rows have, data-subject and data-msgid by a search field
@@ -225,10 +225,11 @@
 	}
 
 	function start() {
-		var tables = document.querySelectorAll('table.filterable'), i;
+		var tables = document.querySelectorAll('table'), i;
 
 		for (i = 0; i < tables.length; i++)
-			setup(tables[i]);
+			if (tables[i].querySelector('tbody > tr[data-verdict]'))
+				setup(tables[i]);
 	}
 
 	if (document.readyState === 'loading')
