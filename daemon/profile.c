@@ -446,9 +446,10 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 		goto record;
 	}
 	unlink(backing);
-	if (vres.exit_kind != VM_POWEROFF && !file_exists(counts)) {
-		strbuf_addf(&why, "the profiling guest ended as '%s'%s%s and "
-			    "the plugin wrote no counts: see %s",
+	/* a guest that died: whatever was counted is not the whole boot */
+	if (vres.exit_kind != VM_POWEROFF) {
+		strbuf_addf(&why, "the profiling guest ended as '%s'%s%s "
+			    "before the runner finished: see %s",
 			    vm_exit_kind_name(vres.exit_kind),
 			    vres.error[0] ? ": " : "", vres.error, console);
 		goto record;
@@ -630,7 +631,7 @@ void profile_diff_format(const struct profile_diff *d, int max_lines,
 			 struct strbuf *out)
 {
 	double top, total = profile_diff_total(d);
-	int lines = 0;
+	int lines = 0, one_sided = 0;
 	size_t i;
 
 	if (!d->nr)
@@ -644,32 +645,35 @@ void profile_diff_format(const struct profile_diff *d, int max_lines,
 		double b = per_window(f->base, d->base_windows);
 		double c = per_window(f->cand, d->cand_windows);
 		struct strbuf num = STRBUF_INIT;
-		int w;
 
 		if (fabs(c - b) < min_share * top || fabs(c - b) < 1)
 			break;
 		add_grouped(&num, c - b, 1);
-		w = (int)num.len;
 		strbuf_addf(out, "  %14s  ", num.buf);
 		strbuf_release(&num);
-		(void)w;
 		/* 2 + 14 + 2 = 18 columns before the name; 80 in all */
+		if (!f->base || !f->cand)
+			one_sided++;
 		if (!f->base)
-			strbuf_addf(out, "%.46s (new)\n", f->name);
+			strbuf_addf(out, "%.46s (new only)\n", f->name);
 		else if (!f->cand)
-			strbuf_addf(out, "%.46s (gone)\n", f->name);
+			strbuf_addf(out, "%.46s (base only)\n", f->name);
 		else
 			strbuf_addf(out, "%.46s %+.1f %%\n", f->name,
 				    100.0 * (c - b) / b);
 		lines++;
 	}
-	if (metric_ns != 0 && lines < max_lines + 1 &&
-	    fabs(total - metric_ns) > 0.01 * fabs(metric_ns)) {
-		strbuf_addf(out, "  the counts moved %.0f ns a window, the "
-			    "timed writes %.0f ns: %.1f %% apart\n", total,
-			    metric_ns,
-			    100.0 * fabs(total - metric_ns) / fabs(metric_ns));
+	if (one_sided && lines < max_lines) {
+		strbuf_addstr(out, "  a function in one kernel only was "
+			      "inlined in the other, added or removed\n");
+		lines++;
 	}
+	/* under icount an instruction is a ns: the rest is idle time */
+	if (metric_ns != 0 && lines < max_lines &&
+	    fabs(total - metric_ns) > 0.01 * fabs(metric_ns))
+		strbuf_addf(out, "  counts %+.0f ns a write, timed writes "
+			    "%+.0f ns: %.1f %% apart\n", total, metric_ns,
+			    100.0 * fabs(total - metric_ns) / fabs(metric_ns));
 }
 
 /* --- reports ---------------------------------------------------------- */
