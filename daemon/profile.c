@@ -318,13 +318,36 @@ static void prof_release(struct prof *p)
 	free(p->symtext);
 }
 
+int profile_store(struct db *db, long long pid, const char *results,
+		  const char *counts, double duration_s)
+{
+	struct prof p;
+	int ret = -1;
+
+	memset(&p, 0, sizeof(p));
+	if (read_results(&p, results) < 0 || parse_syms(&p) < 0 ||
+	    db_begin(db) < 0)
+		goto out;
+	if (store_counts(&p, db, pid, counts) < 0 ||
+	    db_run(db, "UPDATE profiles SET status = 'ok', symbols = ?, "
+		   "duration_s = ? WHERE id = ?", "idi", (long long)p.nr_syms,
+		   duration_s, pid) < 0 ||
+	    db_commit(db) < 0) {
+		db_rollback(db);
+		goto out;
+	}
+	ret = 0;
+out:
+	prof_release(&p);
+	return ret;
+}
+
 long long profile_run(const struct mmci_config *cfg, struct db *db,
 		      long long run_id)
 {
 	struct run_row r;
 	struct vm_spec spec;
 	struct vm_result vres;
-	struct prof p;
 	struct strbuf why = STRBUF_INIT;
 	char *dir = NULL, *sub = NULL, *plugin = NULL, *plugin_arg = NULL;
 	char *console = NULL, *results = NULL, *counts = NULL, *name = NULL;
@@ -339,7 +362,6 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 		return have;
 	if (run_load(db, run_id, &r) < 0)
 		return -1;
-	memset(&p, 0, sizeof(p));
 	memset(&vres, 0, sizeof(vres));
 	strbuf_init(&vres.host_log, 0);
 	strbuf_init(&vres.host_samples, 0);
@@ -454,26 +476,13 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 			    vres.error[0] ? ": " : "", vres.error, console);
 		goto record;
 	}
-	if (read_results(&p, results) < 0 || parse_syms(&p) < 0 ||
-	    db_begin(db) < 0) {
+	if (profile_store(db, pid, results, counts, now_s() - t0) < 0) {
 		strbuf_addf(&why, "%s", last_error());
 		goto record;
-	}
-	if (store_counts(&p, db, pid, counts) < 0) {
-		strbuf_addf(&why, "%s", last_error());
-		db_rollback(db);
-		goto record;
-	}
-	if (db_run(db, "UPDATE profiles SET status = 'ok', symbols = ?, "
-		   "duration_s = ? WHERE id = ?", "idi", (long long)p.nr_syms,
-		   now_s() - t0, pid) < 0 ||
-	    db_commit(db) < 0) {
-		db_rollback(db);
-		goto out;
 	}
 	ok = 1;
-	progress("run #%lld: profile #%lld, %zu symbols, in %.0f s", run_id,
-		 pid, p.nr_syms, now_s() - t0);
+	progress("run #%lld: profile #%lld in %.0f s", run_id, pid,
+		 now_s() - t0);
 record:
 	if (!ok) {
 		error("run #%lld: no profile: %s", run_id, why.buf);
@@ -485,7 +494,6 @@ out:
 	if (backing)
 		unlink(backing);
 	vm_result_release(&vres);
-	prof_release(&p);
 	run_row_release(&r);
 	strbuf_release(&why);
 	free(dir);

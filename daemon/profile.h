@@ -37,6 +37,18 @@ struct strbuf;
 long long profile_run(const struct mmci_config *cfg, struct db *db,
 		      long long run_id);
 
+/*
+ * profile_store() - read a profiling boot's files into profile @pid (a
+ * 'running' row): @results, the runner's JSON lines (window kinds and
+ * the guest's symbol table), @counts, the plugin's output. In one
+ * transaction the counts are summed per function and the row marked
+ * 'ok'. Return: 0, or -1 after error() saying what was wrong (no symbol
+ * table, not the plugin's output, a window kind the runner never named,
+ * no window at all); nothing is stored then.
+ */
+int profile_store(struct db *db, long long pid, const char *results,
+		  const char *counts, double duration_s);
+
 /* the newest 'ok' profile of run @run_id: its id, 0 none, -1 error() */
 long long profile_of_run(struct db *db, long long run_id);
 
