@@ -75,39 +75,6 @@ static size_t line_len(const char *s, size_t len)
 
 /* ---------------------------------------------------------------- UTF-8 */
 
-/* length of the valid UTF-8 sequence of 2-4 bytes at @s, or 0 */
-static size_t utf8_seq_len(const unsigned char *s, size_t len)
-{
-	unsigned int cp, min;
-	size_t n, k;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-		min = 0x80;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-		min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (k = 1; k < n; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 enum utf8_mode {
 	UTF8_TEXT,	/* NUL becomes U+FFFD, other controls are kept */
 	UTF8_HEADER,	/* blanks become ' ', other controls and the
@@ -117,12 +84,11 @@ enum utf8_mode {
 };
 
 /*
- * Is the valid @n-byte sequence at @s a bidirectional formatting
- * character (Unicode UAX #9): an embedding or override U+202A-202E, an
- * isolate U+2066-2069, or a mark U+200E, U+200F, U+061C? In a subject or
- * a name they reorder what a reader sees of the text around them
- * ("Trojan Source", CVE-2021-42574), on the pages, in mails and in a
- * terminal alike.
+ * Is code point @cp a bidirectional formatting character (Unicode UAX
+ * #9): an embedding or override U+202A-202E, an isolate U+2066-2069, or
+ * a mark U+200E, U+200F, U+061C? In a subject or a name they reorder
+ * what a reader sees of the text around them ("Trojan Source",
+ * CVE-2021-42574), on the pages, in mails and in a terminal alike.
  *
  * They are replaced here, in the header mode of utf8_append(), because
  * every decoded header passes through it (Subject, the names of From,
@@ -133,27 +99,22 @@ enum utf8_mode {
  * sent stays in the thread's mbox (threads.cache_path). Bodies are text
  * (UTF8_TEXT) and are left alone: a diff is applied as written.
  */
-static int is_bidi_control(const unsigned char *s, size_t n)
+static int is_bidi_control(unsigned int cp)
 {
-	if (n == 2)
-		return s[0] == 0xd8 && s[1] == 0x9c;		/* U+061C */
-	if (n != 3 || s[0] != 0xe2)
-		return 0;
-	if (s[1] == 0x80)
-		return s[2] == 0x8e || s[2] == 0x8f ||	/* U+200E-200F */
-		       (s[2] >= 0xaa && s[2] <= 0xae);	/* U+202A-202E */
-	return s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9; /* U+2066-2069 */
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /*
- * Is the valid @n-byte sequence at @s a C1 control, U+0080-009F? A
- * terminal takes U+009B as ESC [ (CSI) and U+009D as the start of an OSC
- * string, just as it takes the ESC byte, which the ASCII test of
- * utf8_append() already catches.
+ * Is code point @cp a C1 control, U+0080-009F? A terminal takes U+009B
+ * as ESC [ (CSI) and U+009D as the start of an OSC string, just as it
+ * takes the ESC byte, which the ASCII test of utf8_append() already
+ * catches.
  */
-static int is_c1_control(const unsigned char *s, size_t n)
+static int is_c1_control(unsigned int cp)
 {
-	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+	return cp >= 0x80 && cp <= 0x9f;
 }
 
 /*
@@ -165,16 +126,16 @@ static size_t utf8_append(struct strbuf *out, const char *in, size_t len,
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t i = 0, bad = 0, n;
+	unsigned int cp;
 
 	strbuf_grow(out, len);
 	while (i < len) {
 		unsigned char c = s[i];
 
 		if (c >= 0x80) {
-			n = utf8_seq_len(s + i, len - i);
+			n = utf8_next(s + i, len - i, &cp);
 			if (n && mode != UTF8_TEXT &&
-			    (is_bidi_control(s + i, n) ||
-			     is_c1_control(s + i, n))) {
+			    (is_bidi_control(cp) || is_c1_control(cp))) {
 				strbuf_addstr(out, replacement_char);
 				bad++;
 				i += n;

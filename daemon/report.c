@@ -48,39 +48,6 @@
 
 /* ---- text cleaning and header encoding ---- */
 
-/* length of the valid UTF-8 sequence at @s (its code point in @cp), 0 if
- * invalid: overlong forms, surrogates and values above U+10FFFF are */
-static int utf8_next(const unsigned char *s, size_t len, unsigned int *cp)
-{
-	unsigned int c = s[0], min;
-	int n, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if ((c & 0xe0) == 0xc0) {
-		n = 2, c &= 0x1f, min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		n = 3, c &= 0x0f, min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		n = 4, c &= 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len < (size_t)n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 static int is_control(unsigned int cp)
 {
 	return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||

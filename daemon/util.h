@@ -90,6 +90,22 @@ int ends_with(const char *str, const char *suffix);
 /* the value of a hex digit, -1 for any other character */
 int hex_digit(int c);
 
+/**
+ * utf8_next() - decode the UTF-8 character at @s
+ * @s: the text; need not be NUL-terminated
+ * @len: bytes left in @s, at least 1
+ * @cp: out, the character's code point when it is valid
+ *
+ * The one decoder of mbox.c (mail text and headers) and report.c (the
+ * text a report mail shows). Overlong forms, surrogates (U+D800-DFFF)
+ * and values above U+10FFFF are invalid (RFC 3629), and so is a
+ * sequence cut short by @len.
+ *
+ * Return: the length of the valid sequence at @s (1 to 4; 1 for any
+ * ASCII byte, NUL included), or 0 when @s does not start one.
+ */
+int utf8_next(const unsigned char *s, size_t len, unsigned int *cp);
+
 /*
  * "4K", "2M", "100G", "1T", "512MiB", "4096": a size in bytes (K, M, G, T
  * are powers of 1024). Returns 0, or -1 for anything else, zero or an
