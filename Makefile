@@ -260,7 +260,8 @@ SYSTEMCTL ?= systemctl
 INSTALL ?= install
 
 # what mmci reads through project_path() and cfg->project_dir
-INSTALL_PROGS = $(RUNNERS) vm-images/init vm-images/mkinitramfs.sh
+INSTALL_PROGS = $(RUNNERS) runner/mmci-profile.so vm-images/init \
+	vm-images/mkinitramfs.sh
 # (every fragment: `mmci reproduce` looks for a build's one by name)
 INSTALL_DATA = vm-images/domain.xml.in kernel-patches/aim.map \
 	$(wildcard kernel-patches/config/*.config) \

@@ -100,7 +100,8 @@ static void add_headers(struct MHD_Response *resp, const char *type)
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_SECURITY_POLICY,
 				"default-src 'none'; style-src 'self' "
 				"'unsafe-inline'; img-src 'self' data:; "
-				"form-action 'none'; frame-ancestors 'none'");
+				"form-action 'none'; frame-ancestors 'none'; "
+				"script-src 'self'");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
 				"no-cache");
@@ -185,6 +186,8 @@ static int queue_file(const struct web_server *ws,
 	} else {
 		add_headers(resp, ends_with(rel, ".css") ?
 			    "text/css; charset=utf-8" :
+			    ends_with(rel, ".js") ?
+			    "text/javascript; charset=utf-8" :
 			    "text/html; charset=utf-8");
 	}
 	*ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
@@ -441,6 +444,12 @@ static enum MHD_Result route(const struct web_server *ws,
 		if (!queue_file(ws, conn, "style.css", &ret))
 			return ret;
 		return not_found(conn, "no style sheet");
+	}
+	/* the index's filters (web/filter.js); the page works without */
+	if (!strcmp(url, "/filter.js")) {
+		if (!queue_file(ws, conn, "filter.js", &ret))
+			return ret;
+		return not_found(conn, "no script");
 	}
 	for (i = 0; i < ARRAY_SIZE(url_kinds); i++) {
 		char *prefix = xstrfmt("/%s/", url_kinds[i]);

@@ -58,6 +58,8 @@ EXPECTED="
 644 $PREFIX/lib/mmci/runner/mmci-bench/mmci_bench.c
 644 $PREFIX/lib/mmci/runner/mmci-bench/Kbuild
 644 $PREFIX/lib/mmci/web/style.css
+644 $PREFIX/lib/mmci/web/filter.js
+755 $PREFIX/lib/mmci/runner/mmci-profile.so
 644 $PREFIX/lib/mmci/web/nginx-mmci.conf
 644 $PREFIX/lib/systemd/system/mmci.service
 644 $PREFIX/lib/systemd/system/mmci-nightly.service
