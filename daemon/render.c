@@ -44,6 +44,7 @@
 #include "changepoint.h"
 #include "claims.h"
 #include "workload.h"
+#include "profile.h"
 #include "render.h"
 #include "series-job.h"
 
@@ -2458,6 +2459,199 @@ static void series_setup(struct page *pg, long long series_id, long long job,
  * patch) and the claims of the mails against the measurement, as the CLI
  * prints them (attribution.c), escaped in a <pre>.
  */
+/*
+ * Where the instructions went (profile.h): for each comparison of the
+ * job worth a profile (series_job_profile_targets(), the same as the
+ * command's and the mail's), per moved workload and variant, the
+ * functions that moved most as bars, and as a table below them.
+ */
+#define PROFILE_PAGE_BARS 10
+#define PROFILE_PAGE_ROWS 30
+#define PROFILE_SVG_W 720
+#define PROFILE_SVG_LABEL 300
+#define PROFILE_SVG_ROW 22
+
+static void add_count(struct strbuf *out, double v, int sign)
+{
+	char digits[32];
+	long long n = llround(fabs(v));
+	int len, i;
+
+	len = snprintf(digits, sizeof(digits), "%lld", n);
+	if (v < 0)
+		strbuf_addstr(out, "&minus;");
+	else if (sign)
+		strbuf_addch(out, '+');
+	for (i = 0; i < len; i++) {
+		strbuf_addch(out, digits[i]);
+		if ((len - i - 1) % 3 == 0 && i != len - 1)
+			strbuf_addch(out, ',');
+	}
+}
+
+static void profile_bars(struct page *pg, const struct profile_diff *d,
+			 int id)
+{
+	/*
+	 * label | numbers | bars left of the axis | bars right | numbers;
+	 * when every change has one sign, the other side is left out
+	 */
+	double top = 0, margin = 100, half, axis;
+	size_t i, n = 0;
+	int pos = 0, neg = 0;
+
+	for (i = 0; i < d->nr && n < PROFILE_PAGE_BARS; i++, n++) {
+		double c = (double)d->funcs[i].cand / d->cand_windows -
+			   (double)d->funcs[i].base / d->base_windows;
+
+		if (fabs(c) < 1)
+			break;
+		if (fabs(c) > top)
+			top = fabs(c);
+		pos |= c > 0;
+		neg |= c < 0;
+	}
+	if (!n || top < 1)
+		return;
+	half = PROFILE_SVG_W - PROFILE_SVG_LABEL - margin;
+	if (pos && neg)
+		half = (half - margin) / 2;
+	axis = neg ? PROFILE_SVG_LABEL + margin + half : PROFILE_SVG_LABEL;
+	/* presentation attributes: the picture reads without the CSS */
+	strbuf_addf(&pg->out, "<svg class=\"profile-bars\" id=\"profile-"
+		    "bars-%d\" role=\"img\" viewBox=\"0 0 %d %zu\" "
+		    "font-family=\"sans-serif\" font-size=\"12\" "
+		    "aria-labelledby=\"profile-bars-%d-t\"><title id=\""
+		    "profile-bars-%d-t\">change of each function's "
+		    "instructions per write: to the right (red) more, to the "
+		    "left (green) fewer</title>\n", id, PROFILE_SVG_W,
+		    n * PROFILE_SVG_ROW + 8, id, id);
+	strbuf_addf(&pg->out, "<line x1=\"%.0f\" y1=\"0\" x2=\"%.0f\" "
+		    "y2=\"%zu\" stroke=\"#333\"/>\n", axis, axis,
+		    n * PROFILE_SVG_ROW + 8);
+	for (i = 0; i < n; i++) {
+		const struct profile_func *f = &d->funcs[i];
+		double c = (double)f->cand / d->cand_windows -
+			   (double)f->base / d->base_windows;
+		double w = half * fabs(c) / top;
+		double y = 4 + i * PROFILE_SVG_ROW;
+
+		if (w < 1)
+			w = 1;
+		strbuf_addf(&pg->out, "<g class=\"%s\"><rect x=\"%.1f\" "
+			    "y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+			    "fill=\"%s\"/><text x=\"%d\" y=\"%.1f\" "
+			    "text-anchor=\"end\" fill=\"#111\">",
+			    c > 0 ? "more" : "fewer", c > 0 ? axis : axis - w,
+			    y, w, PROFILE_SVG_ROW - 6,
+			    c > 0 ? "#b3261e" : "#1b6e3a",
+			    PROFILE_SVG_LABEL - 6, y + PROFILE_SVG_ROW - 10);
+		html_esc(&pg->out, f->name);
+		strbuf_addf(&pg->out, "</text><text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"%s\" fill=\"#111\">",
+			    c > 0 ? axis + w + 4 : axis - w - 4,
+			    y + PROFILE_SVG_ROW - 10, c > 0 ? "start" : "end");
+		add_count(&pg->out, c, 1);
+		strbuf_addstr(&pg->out, "</text></g>\n");
+	}
+	strbuf_addstr(&pg->out, "</svg>\n");
+}
+
+static void profile_table(struct page *pg, const struct profile_diff *d,
+			  int id)
+{
+	size_t i;
+
+	strbuf_addf(&pg->out, "<details><summary>every function that moved "
+		    "(at most %d)</summary>\n<div class=\"scroll\"><table "
+		    "class=\"profile\" id=\"profile-table-%d\">\n<thead><tr>"
+		    "<th scope=\"col\">function</th><th scope=\"col\">base, "
+		    "per write</th><th scope=\"col\">new, per write</th><th "
+		    "scope=\"col\">change</th><th scope=\"col\">%%</th></tr>"
+		    "</thead>\n<tbody>\n", PROFILE_PAGE_ROWS, id);
+	for (i = 0; i < d->nr && i < PROFILE_PAGE_ROWS; i++) {
+		const struct profile_func *f = &d->funcs[i];
+		double b = (double)f->base / d->base_windows;
+		double c = (double)f->cand / d->cand_windows;
+
+		if (fabs(c - b) < 1)
+			break;
+		strbuf_addstr(&pg->out, "<tr><td>");
+		html_esc(&pg->out, f->name);
+		strbuf_addstr(&pg->out, "</td><td class=\"n\">");
+		add_count(&pg->out, b, 0);
+		strbuf_addstr(&pg->out, "</td><td class=\"n\">");
+		add_count(&pg->out, c, 0);
+		strbuf_addstr(&pg->out, "</td><td class=\"n\">");
+		add_count(&pg->out, c - b, 1);
+		strbuf_addstr(&pg->out, "</td><td class=\"n\">");
+		if (f->base && f->cand)
+			strbuf_addf(&pg->out, "%+.1f", 100 * (c - b) / b);
+		else
+			strbuf_addstr(&pg->out, f->base ? "gone" : "new");
+		strbuf_addstr(&pg->out, "</td></tr>\n");
+	}
+	strbuf_addstr(&pg->out, "</tbody></table></div></details>\n");
+}
+
+static void series_profile(struct page *pg, const struct attribution *a)
+{
+	const struct run_comparison *rcs[PROFILE_MAX_STEPS];
+	char *what[PROFILE_MAX_STEPS];
+	size_t i, k, n = series_job_profile_targets(a, rcs, what);
+	int shown = 0;
+
+	for (i = 0; i < n; i++) {
+		struct profile_diff *ds = NULL;
+		size_t nr = 0;
+
+		if (profile_diffs_for(&pg->db, rcs[i], &ds, &nr) < 0)
+			log_warnx("render: the profile of %s is left out: %s",
+				  what[i], last_error());
+		for (k = 0; k < nr; k++) {
+			const struct profile_diff *d = &ds[k];
+			double total = profile_diff_total(d);
+
+			if (!shown)
+				strbuf_addstr(&pg->out, "<section id=\""
+					      "profile\">\n<h2>Where the "
+					      "instructions went</h2>\n<p>"
+					      "The same kernels booted once "
+					      "more, QEMU counting each "
+					      "function's instructions in the "
+					      "timed writes (exclusive counts; "
+					      "inlined code counts for its "
+					      "caller). Per write; under icount "
+					      "one instruction is one "
+					      "nanosecond.</p>\n");
+			strbuf_addstr(&pg->out, "<h3>");
+			html_esc(&pg->out, what[i]);
+			strbuf_addstr(&pg->out, ", ");
+			html_esc(&pg->out, d->workload);
+			if (*d->variant) {
+				strbuf_addch(&pg->out, ' ');
+				html_esc(&pg->out, d->variant);
+			}
+			strbuf_addstr(&pg->out, ": ");
+			add_count(&pg->out, total, 1);
+			strbuf_addstr(&pg->out, " instructions per write");
+			if (d->base_insns)
+				strbuf_addf(&pg->out, " (%+.1f %%)",
+					    100.0 * total /
+					    ((double)d->base_insns /
+					     d->base_windows));
+			strbuf_addstr(&pg->out, "</h3>\n");
+			profile_bars(pg, d, shown);
+			profile_table(pg, d, shown);
+			shown++;
+		}
+		profile_diffs_release(ds, nr);
+		free(what[i]);
+	}
+	if (shown)
+		strbuf_addstr(&pg->out, "</section>\n");
+}
+
 static void web_series_extra(struct page *pg, long long series_id)
 {
 	long long job = db_int(&pg->db, 0, "SELECT id FROM jobs WHERE kind = "
@@ -2516,6 +2710,8 @@ static void web_series_extra(struct page *pg, long long series_id)
 		html_esc(&pg->out, claims.buf + (claims.buf[0] == '\n'));
 		strbuf_addstr(&pg->out, "</pre>\n</section>\n");
 	}
+	if (a.nr)
+		series_profile(pg, &a);
 	if (final)
 		series_versions(pg, series_id, final);
 	series_setup(pg, series_id, job, final);
