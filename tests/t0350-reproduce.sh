@@ -78,7 +78,7 @@ test_expect 'icount: the memmap metrics are the same, no significant change' '
 	grep -q "^fsdax *align=2M,map=dev *first_bind_memmap .*no significant change" out &&
 	grep -q "^fsdax *align=2M,map=dev *rebind_memmap .*no significant change" out &&
 	grep -q "^verdict: no significant change$" out &&
-	grep -q "^reproduced: run 1 -> run 2: no significant change (4 metric(s): [1-4] no significant change" out &&
+	grep -q "^reproduced: run 1 -> run 2: no significant change (6 metric(s): [1-6] no significant change" out &&
 	for m in first_bind_memmap rebind_memmap; do
 		[ "$(sql "SELECT count(DISTINCT value) FROM samples WHERE
 		     metric = \"$m\"")" = 1 ] || { echo "$m differs"; exit 1; }
