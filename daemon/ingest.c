@@ -1173,52 +1173,84 @@ static void read_previous(struct db *db, long long id, struct version_link *prev
 	sqlite3_finalize(st);
 }
 
+void series_row_release(struct series_row *r)
+{
+	free(r->title);
+	free(r->base_commit);
+	free(r->message_id);
+	free(r->author);
+	free(r->source);
+	free(r->cache_path);
+	memset(r, 0, sizeof(*r));
+}
+
+int series_row_load(struct db *db, long long id, struct series_row *r)
+{
+	sqlite3_stmt *st = db_query(db,
+		"SELECT title, version, total, is_rfc, base_commit, "
+		"coalesce(missing, ''), message_id, author, source, "
+		"(SELECT cache_path FROM threads WHERE series_id = s.id AND "
+		"cache_path IS NOT NULL ORDER BY id DESC LIMIT 1) "
+		"FROM series s WHERE id = ?", "i", id);
+	int ret = -1, rc;
+
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
+		r->title = xstrdup(db_col_text(st, 0));
+		r->version = sqlite3_column_int(st, 1);
+		r->total = sqlite3_column_int(st, 2);
+		r->is_rfc = sqlite3_column_int(st, 3);
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			r->base_commit = xstrdup(db_col_text(st, 4));
+		r->missing = *db_col_text(st, 5) != '\0';
+		r->message_id = xstrdup(db_col_text(st, 6));
+		r->author = xstrdup(db_col_text(st, 7));
+		r->source = xstrdup(db_col_text(st, 8));
+		r->cache_path = xstrdup(db_col_text(st, 9));
+		ret = 0;
+	} else if (rc == DB_DONE) {
+		error("no series #%lld", id);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /*
- * The series from its typed rows (migration 14), without a mail parser:
- * 1 when loaded, 0 when its rows predate them (or the series is not
- * whole), -1 after error().
+ * The series of @row from its typed rows (migration 14), without a mail
+ * parser: 1 when loaded, 0 when its rows predate them (or the series is
+ * not whole), -1 after error().
  */
-static int load_stored_rows(struct db *db, long long series_id,
+static int load_stored_rows(struct db *db, const struct series_row *row,
 			    struct loaded_series *ls)
 {
 	struct series *s = &ls->s;
 	sqlite3_stmt *st;
 	size_t alloc = 0;
-	long long total = 0, texts = -1;
-	int rc, missing = 1;
+	long long texts = -1;
+	int rc;
 
-	st = db_query(db, "SELECT title, version, total, is_rfc, base_commit, "
-		      "coalesce(missing, ''), (SELECT count(*) FROM patches p "
-		      "WHERE p.series_id = s.id AND p.diff IS NOT NULL AND "
-		      "p.commit_message IS NOT NULL) FROM series s WHERE id = ?",
-		      "i", series_id);
-	if (!st)
-		return -1;
-	rc = db_step(db, st);
-	if (rc == DB_ROW) {
-		s->title = xstrdup(db_col_text(st, 0));
-		s->version = sqlite3_column_int(st, 1);
-		total = sqlite3_column_int64(st, 2);
-		s->total = (int)total;
-		s->is_rfc = sqlite3_column_int(st, 3);
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-			s->base_commit = xstrdup(db_col_text(st, 4));
-		missing = *db_col_text(st, 5) != '\0';
-		texts = sqlite3_column_int64(st, 6);
-	}
-	sqlite3_finalize(st);
-	if (rc < 0)
-		return -1;
-	if (rc != DB_ROW)
-		return error("no series #%lld", series_id);
-	if (missing || texts != total || !total) {
-		series_release(s);
+	if (row->missing || !row->total)
 		return 0;
-	}
+	if (db_int_checked(db, &texts, "SELECT count(*) FROM patches WHERE "
+			   "series_id = ? AND diff IS NOT NULL AND "
+			   "commit_message IS NOT NULL", "i", row->id) < 0)
+		return -1;
+	if (texts != row->total)
+		return 0;
+	s->title = xstrdup(row->title);
+	s->version = row->version;
+	s->total = row->total;
+	s->is_rfc = row->is_rfc;
+	if (row->base_commit)
+		s->base_commit = xstrdup(row->base_commit);
 	st = db_query(db, "SELECT idx, coalesce(version, 0), title, "
 		      "author_name, author_email, date, commit_message, diff "
 		      "FROM patches WHERE series_id = ? ORDER BY idx", "i",
-		      series_id);
+		      row->id);
 	if (!st) {
 		series_release(s);
 		return -1;
@@ -1239,11 +1271,11 @@ static int load_stored_rows(struct db *db, long long series_id,
 		p->diff = xstrdup(db_col_text(st, 7));
 	}
 	sqlite3_finalize(st);
-	if (rc < 0 || s->nr != (size_t)total) {
+	if (rc < 0 || s->nr != (size_t)row->total) {
 		series_release(s);
 		return rc < 0 ? -1 : 0;
 	}
-	ls->id = series_id;
+	ls->id = row->id;
 	return 1;
 }
 
@@ -1251,32 +1283,22 @@ int ingest_load_stored(struct db *db, long long series_id,
 		       struct loaded_series *ls)
 {
 	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
-	sqlite3_stmt *st;
-	char *path = NULL;
+	struct series_row row;
+	const char *path;
 	int ret = -1, rc;
 
 	memset(ls, 0, sizeof(*ls));
-	rc = load_stored_rows(db, series_id, ls);
-	if (rc)
+	if (series_row_load(db, series_id, &row) < 0)
+		return -1;
+	rc = load_stored_rows(db, &row, ls);
+	if (rc) {
+		series_row_release(&row);
 		return rc < 0 ? -1 : 0;
+	}
 	log_info("series #%lld was stored before migration 14: reading its "
 		 "thread again", series_id);
 	/* a thread fetched or read whole, else the file the series came from */
-	st = db_query(db,
-		"SELECT coalesce((SELECT cache_path FROM threads WHERE "
-		"series_id = s.id AND cache_path IS NOT NULL ORDER BY id DESC "
-		"LIMIT 1), s.source) FROM series s WHERE s.id = ?", "i",
-		series_id);
-	if (!st)
-		return -1;
-	rc = db_step(db, st);
-	if (rc == DB_ROW)
-		path = xstrdup(db_col_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc < 0)
-		return -1;
-	if (!path)
-		return error("no series #%lld", series_id);
+	path = *row.cache_path ? row.cache_path : row.source;
 	if (mbox_read_file(path, &mbox, &damage) < 0)
 		goto out;
 	if (mbox_parse(mbox.buf, mbox.len, &ls->mails, &ls->nr_mails)) {
@@ -1297,7 +1319,7 @@ int ingest_load_stored(struct db *db, long long series_id,
 	ls->id = series_id;
 	ret = 0;
 out:
-	free(path);
+	series_row_release(&row);
 	strbuf_release(&mbox);
 	strbuf_release(&damage);
 	return ret;

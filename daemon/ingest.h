@@ -30,6 +30,32 @@ int ingest_series_file(struct db *db, const char *path,
 		       struct loaded_series *ls);
 void loaded_series_release(struct loaded_series *ls);
 
+/* a series row as stored, with where its thread is (series_row_load()) */
+struct series_row {
+	long long id;
+	int version, total, is_rfc;
+	int missing;		/* series.missing names patches no mail has */
+	char *title, *message_id, *author, *source;
+	char *base_commit;	/* NULL if none */
+	char *cache_path;	/* the newest thread's mbox as ingested
+				 * (threads.cache_path), "" if none */
+};
+
+/**
+ * series_row_load() - the row of series #@id, the one loader of it
+ * @db: the database
+ * @id: series.id
+ * @r: out, zeroed first (r->id is @id); release with series_row_release(),
+ *     also on failure
+ *
+ * ingest.c owns the series table: ingest_load_stored() and report.c read
+ * a series through this, never with a query of their own.
+ *
+ * Return: 0, or -1 after error() (also when there is no series #@id).
+ */
+int series_row_load(struct db *db, long long id, struct series_row *r);
+void series_row_release(struct series_row *r);
+
 /*
  * ingest_load_stored - the stored series #@series_id, for a job queued by
  * `ingest discover` or the daemon: from the typed rows the ingest stored

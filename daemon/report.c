@@ -472,50 +472,6 @@ void report_subject(struct strbuf *out, const char *what,
 
 /* ---- what the database and the thread say ---- */
 
-struct series_row {
-	long long id;
-	int version, total;
-	char *title, *message_id, *author, *source, *cache_path;
-};
-
-static void series_row_release(struct series_row *s)
-{
-	free(s->title);
-	free(s->message_id);
-	free(s->author);
-	free(s->source);
-	free(s->cache_path);
-}
-
-static int load_series(struct db *db, long long id, struct series_row *s)
-{
-	sqlite3_stmt *st = db_query(db,
-		"SELECT title, version, total, message_id, author, source, "
-		"(SELECT cache_path FROM threads WHERE series_id = series.id "
-		"ORDER BY id DESC LIMIT 1) FROM series WHERE id = ?", "i", id);
-	int ret = -1, rc;
-
-	memset(s, 0, sizeof(*s));
-	s->id = id;
-	if (!st)
-		return -1;
-	rc = db_step(db, st);
-	if (rc == DB_ROW) {
-		s->title = xstrdup(db_col_text(st, 0));
-		s->version = sqlite3_column_int(st, 1);
-		s->total = sqlite3_column_int(st, 2);
-		s->message_id = xstrdup(db_col_text(st, 3));
-		s->author = xstrdup(db_col_text(st, 4));
-		s->source = xstrdup(db_col_text(st, 5));
-		s->cache_path = xstrdup(db_col_text(st, 6));
-		ret = 0;
-	} else if (rc == DB_DONE) {
-		error("no series #%lld", id);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 /*
  * The single text value of statement @st into *@out (caller frees), or
  * NULL there when it gives no row or NULL. Finalizes @st (NULL: the
@@ -736,7 +692,7 @@ static int load_series_side(struct db *db, struct compose_ctx *x)
 {
 	struct series_row *s = &x->series;
 
-	if (load_series(db, x->in.series_id, s) < 0)
+	if (series_row_load(db, x->in.series_id, s) < 0)
 		return -1;
 	load_thread(s, &x->thread);
 	x->cover = find_mail(&x->thread, s->message_id);

@@ -8,7 +8,8 @@
  * series. The thread's file is removed before the load: the rows alone
  * must give the same patches, to the byte, as parsing did, trailers
  * included. A series stored before migration 14 (its new columns NULL)
- * is read from its file again, and fails without it.
+ * is read from its file again, and fails without it. The row of a series
+ * comes from series_row_load(), with its newest thread's mbox.
  */
 #include <unistd.h>
 
@@ -90,6 +91,66 @@ static void one(struct db *db, const char *dir, const char *fixture,
 	free(copy);
 }
 
+/*
+ * series_row_load(), the one loader of a series row (report.c reads it
+ * too): the row as stored, the newest thread's mbox, which a series
+ * stored before migration 14 is read from again, and no row for an
+ * unknown id. The example series was stored by one() above, its rows
+ * from before migration 14.
+ */
+static void row(struct db *db, const char *dir)
+{
+	char *copy = xstrfmt("%s/memmap-slow.mbox", dir);
+	char *older = xstrfmt("%s/older.mbox", dir);
+	char *thread = xstrfmt("%s/thread.mbox", dir);
+	struct loaded_series ls, stored;
+	struct series_row r;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!ok(ingest_series_file(db, copy, &ls) == 0, "the example again"))
+		goto out;
+	if (ok(series_row_load(db, ls.id, &r) == 0, "its row")) {
+		ok(r.id == ls.id && r.version == ls.s.version &&
+		   r.total == ls.s.total && !strcmp(r.title, ls.s.title),
+		   "title, version and total as parsed");
+		is_str(r.message_id, "20250303100000.0.mmci-demo@example.org",
+		       "the cover letter's message id");
+		is_str(r.source, copy, "the file it was read from");
+		is_str(r.cache_path, "", "no thread");
+		ok(!r.missing && !r.is_rfc && !r.base_commit,
+		   "whole, no RFC, no base commit");
+	}
+	series_row_release(&r);
+	db_run(db, "INSERT INTO threads (source, cache_path, source_sha1, "
+	       "nr_messages, series_id, ingested_at) VALUES ('t', ?, 'a', 3, "
+	       "?, 0), ('t', ?, 'b', 3, ?, 0)", "titi", older, ls.id, thread,
+	       ls.id);
+	if (ok(series_row_load(db, ls.id, &r) == 0, "its row, threads now"))
+		is_str(r.cache_path, thread, "the newest thread's mbox");
+	series_row_release(&r);
+	if (strbuf_read_file(&sb, copy, 0) < 0 ||
+	    write_file(thread, sb.buf, sb.len) < 0) {
+		ok(0, "copy the example");
+		goto out;
+	}
+	unlink(copy);
+	if (ok(ingest_load_stored(db, ls.id, &stored) == 0,
+	       "rows from before: read from the thread's mbox, the file "
+	       "it came from gone")) {
+		same_series(&ls.s, &stored.s, "the same patches");
+		loaded_series_release(&stored);
+	}
+	ok(series_row_load(db, 999999, &r) < 0, "no series #999999: -1");
+	ok(!r.title, "and nothing loaded");
+	series_row_release(&r);
+out:
+	loaded_series_release(&ls);
+	strbuf_release(&sb);
+	free(copy);
+	free(older);
+	free(thread);
+}
+
 int main(void)
 {
 	char tmpl[] = "tests/trash.test-ingest-stored.XXXXXX", *dir, *path;
@@ -105,6 +166,7 @@ int main(void)
 	one(&db, dir, "tests/fixtures/mbox/memmap-pageblock-v2-v3-reroll.mbox",
 	    1);
 	one(&db, dir, "kernel-patches/examples/memmap-slow.mbox", 0);
+	row(&db, dir);
 	db_close(&db);
 	if (!tap_failed)
 		remove_tree(dir);
