@@ -396,9 +396,9 @@ int attribution_regressed_patches(const struct attribution *a,
 	return n;
 }
 
-/* "  fsdax align=2M,map=dev rebind_memmap (ms)" and its numbers */
-static void mail_metric(struct strbuf *out, const struct metric_comparison *m,
-			const char *indent)
+void metric_comparison_format_mail(struct strbuf *out,
+				   const struct metric_comparison *m,
+				   const char *indent)
 {
 	strbuf_addf(out, "%s%s%s%s %s (%s)\n", indent, m->workload,
 		    m->variant[0] ? " " : "", m->variant, m->metric, m->unit);
@@ -444,7 +444,7 @@ void attribution_format_mail(const struct attribution *a, struct strbuf *out)
 				strbuf_addf(out, "patch %d/%d %.64s\n", s->upto,
 					    total, s->subject ? s->subject :
 					    s->label);
-			mail_metric(out, m, "  ");
+			metric_comparison_format_mail(out, m, "  ");
 		}
 		if (!any)
 			strbuf_addf(&quiet, "%s%d/%d", quiet.len ? ", " : "",

@@ -84,6 +84,24 @@ run_comparison_find(const struct run_comparison *rc, const char *workload,
  */
 void attribution_format(const struct attribution *a, struct strbuf *out);
 
+/**
+ * metric_comparison_format_mail() - a metric that moved, as a mail shows
+ * it, in two lines
+ * @out: where the lines are appended
+ * @m: the metric's comparison
+ * @indent: put before the first line, and with two blanks more before
+ *          the second
+ *
+ * "fsdax rebind_memmap (ms)" (the variant, if any, after the workload),
+ * then "163.0 -> 270.0  +65.64% [+65.03, +66.26]  worse": base -> new
+ * median, the change and its interval when known, the verdict. The one
+ * format of both tables of a report mail: report.c's of the two runs,
+ * attribution_format_mail()'s patch by patch.
+ */
+void metric_comparison_format_mail(struct strbuf *out,
+				   const struct metric_comparison *m,
+				   const char *indent);
+
 /*
  * attribution_format_mail() - the per-patch table of a mail, in lines of
  * at most 80 columns: each patch whose own step moved a metric, with

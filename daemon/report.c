@@ -868,18 +868,7 @@ static void mail_metrics(struct strbuf *b, const struct run_comparison *rc)
 				quiet++;
 			continue;
 		}
-		strbuf_addf(b, "  %s%s%s %s (%s)\n    ", m->workload,
-			    m->variant[0] ? " " : "", m->variant, m->metric,
-			    m->unit);
-		strbuf_addnum(b, c->base.median, 0);
-		strbuf_addstr(b, " -> ");
-		strbuf_addnum(b, c->new.median, 0);
-		if (!isnan(c->change_pct))
-			strbuf_addf(b, "  %+.2f%%", c->change_pct);
-		if (!isnan(c->ci_lo_pct))
-			strbuf_addf(b, " [%+.2f, %+.2f]", c->ci_lo_pct,
-				    c->ci_hi_pct);
-		strbuf_addf(b, "  %s\n", verdict_name(c->verdict));
+		metric_comparison_format_mail(b, m, "  ");
 	}
 	if (quiet)
 		strbuf_addf(b, "  %zu other metric(s): no significant change\n",

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test-report.c - header cleaning, encoding and folding, addresses,
- * message-ids and the subject of report mails; envelope checks and the
- * outbox of smtp.c. No database, no network.
+ * message-ids, the subject and the lines of a metric of report mails;
+ * envelope checks and the outbox of smtp.c. No database, no network.
  */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "attribution.h"
 #include "compare.h"
 #include "fsutil.h"
 #include "mbox.h"
@@ -327,9 +328,43 @@ static void test_outbox(void)
 	strbuf_release(&got);
 }
 
+/*
+ * metric_comparison_format_mail(): the two lines of a metric that moved,
+ * one format for report.c's table and attribution_format_mail()'s
+ */
+static void test_metric_lines(void)
+{
+	struct metric_comparison m = {
+		.workload = "fsdax", .variant = "align=2M,map=dev",
+		.metric = "rebind_memmap", .unit = "ms",
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	m.c.base.median = 163;
+	m.c.new.median = 270;
+	m.c.change_pct = 65.644;
+	m.c.ci_lo_pct = 65.03;
+	m.c.ci_hi_pct = 66.26;
+	m.c.verdict = VERDICT_WORSE;
+	metric_comparison_format_mail(&sb, &m, "  ");
+	is_str(sb.buf, "  fsdax align=2M,map=dev rebind_memmap (ms)\n"
+		       "    163.0 -> 270.0  +65.64% [+65.03, +66.26]  worse\n",
+	       "a metric in two lines, the numbers indented two more");
+	strbuf_reset(&sb);
+	m.variant = "";
+	m.c.change_pct = m.c.ci_lo_pct = NAN;
+	m.c.verdict = VERDICT_BETTER;
+	metric_comparison_format_mail(&sb, &m, "");
+	is_str(sb.buf, "fsdax rebind_memmap (ms)\n"
+		       "  163.0 -> 270.0  better\n",
+	       "no variant, no change or interval known: left out");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	test_clean();
+	test_metric_lines();
 	test_headers();
 	test_msgid();
 	test_addresses();
