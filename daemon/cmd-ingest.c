@@ -73,32 +73,6 @@ static const char ingest_usage[] =
 	"MMCI_FETCH_MAX_BACKOFF_MS (60000), MMCI_FETCH_INTERVAL_MS (1000),\n"
 	"MMCI_FETCH_TIMEOUT (120 s), MMCI_FETCH_MAX_SIZE (256M)\n";
 
-/*
- * A message id as public-inbox puts it in a URL: without <>, and every
- * byte outside its safe set (RFC 3986 unreserved and sub-delims, ':' and
- * '@') percent-encoded; '/', '%', '?' and '#' must not reach the server
- * raw.
- */
-static void add_msgid_escaped(struct strbuf *sb, const char *id)
-{
-	static const char safe[] = "-._~!$&'()*+,;=:@";
-	size_t len = strlen(id);
-
-	if (len && id[0] == '<' && id[len - 1] == '>') {
-		id++;
-		len -= 2;
-	}
-	for (; len; id++, len--) {
-		unsigned char c = *id;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || (c && strchr(safe, c)))
-			strbuf_addch(sb, c);
-		else
-			strbuf_addf(sb, "%%%02X", c);
-	}
-}
-
 static char *thread_url(const char *base, const char *list, const char *id)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -115,165 +89,9 @@ static char *thread_url(const char *base, const char *list, const char *id)
 	}
 	if (!sb.len || sb.buf[sb.len - 1] != '/')
 		strbuf_addch(&sb, '/');
-	add_msgid_escaped(&sb, id);
+	discover_add_msgid(&sb, id);
 	strbuf_addstr(&sb, "/t.mbox.gz");
 	return strbuf_detach(&sb, NULL);
-}
-
-/* the mm-commits notices of a thread: stored, linked, printed */
-static int ingest_notices(struct db *db, const struct loaded_series *ls,
-			  long long thread_id)
-{
-	size_t i, k;
-	int nr = 0;
-
-	for (i = 0; i < ls->nr_mails; i++) {
-		const struct mail *m = &ls->mails[i];
-		struct notice_link link;
-		struct notice n;
-
-		if (!notice_parse(m->subject, m->body.buf, &n)) {
-			notice_release(&n);
-			continue;
-		}
-		nr++;
-		if (n.action == NOTICE_ADDED)
-			printf("  mm-commits notice: '%s' added to %s\n",
-			       n.filename, n.branch ? n.branch : "-mm tree");
-		else if (n.action == NOTICE_MERGED)
-			printf("  mm-commits notice: '%s' merged into %s\n",
-			       n.filename, n.branch);
-		else
-			printf("  mm-commits notice: '%s' removed from -mm "
-			       "tree\n", n.filename);
-		printf("    patch: %s\n", n.title);
-		if (n.author)
-			printf("    author: %s\n", n.author);
-		for (k = 0; k < n.nr_links; k++)
-			printf("    link: %s\n", n.links[k]);
-		if (n.reason)
-			printf("    reason: %s\n", n.reason);
-		if (n.problem)
-			printf("    problem: %s\n", n.problem);
-		if (notice_store(db, &n, m, thread_id, &link) < 0) {
-			notice_release(&n);
-			return -1;
-		}
-		if (link.patch_id)
-			printf("    linked: notice #%lld -> patch #%lld (%d/%d "
-			       "of series #%lld) by %s%s\n", link.notice_id,
-			       link.patch_id, link.patch_idx,
-			       link.series_total, link.series_id, link.how,
-			       link.existing ? " (notice already stored)" :
-			       "");
-		else
-			printf("    not linked: notice #%lld, no stored patch "
-			       "has a Link: message id or the title%s\n",
-			       link.notice_id, link.existing ?
-			       " (notice already stored)" : "");
-		notice_release(&n);
-	}
-	return nr;
-}
-
-static void print_summary(const struct ingest_source *src,
-			  const struct loaded_series *ls,
-			  const struct ingest_report *rep)
-{
-	const struct series *s = &ls->s;
-	size_t i;
-
-	printf("thread #%lld: %zu message(s) from %s%s\n", rep->thread_id,
-	       rep->nr_messages, src->source,
-	       rep->existing ? " (already ingested)" : "");
-	if (rep->has_series) {
-		printf("series #%lld: %s\n", ls->id, s->title);
-		printf("  version: v%d%s, %zu of %d patch(es) found%s\n",
-		       s->version, s->is_rfc ? " (RFC)" : "", s->nr, s->total,
-		       s->cover ? ", with a cover letter" : "");
-		printf("  trailers: %zu from replies (%zu via the cover "
-		       "letter)\n", rep->nr_reply_trailers,
-		       rep->nr_cover_trailers);
-		if (s->base_commit)
-			printf("  base-commit: %s\n", s->base_commit);
-		for (i = 0; i < s->nr_missing; i++)
-			printf("%s%d/%d%s", i ? ", " : "  problem: missing "
-			       "patch(es) ", s->missing[i], s->total,
-			       i + 1 == s->nr_missing ? "\n" : "");
-		for (i = 0; i < s->nr_problems; i++)
-			if (!ends_with(s->problems[i], "patches missing"))
-				printf("  problem: %s\n", s->problems[i]);
-		if (rep->previous.id)
-			printf("  previous version: series #%lld (v%d), "
-			       "linked by %s\n", rep->previous.id,
-			       rep->previous.version, rep->previous.how);
-		if (rep->next.id)
-			printf("  next version: series #%lld (v%d) now links "
-			       "here, by %s%s\n", rep->next.id,
-			       rep->next.version, rep->next.how,
-			       rep->nr_next > 1 ? " (and others)" : "");
-		if (rep->nr_notices)
-			printf("  mm-commits notices now linked: %d\n",
-			       rep->nr_notices);
-	}
-	if (rep->problem)
-		printf("  thread: %s\n", rep->problem);
-	printf("  messages with problems: %zu of %zu\n",
-	       rep->nr_problem_messages, rep->nr_messages);
-}
-
-/*
- * Store a thread and print what it held. @series_id gets the series
- * stored (0 if none). Returns the exit code: 0, or 1 after error().
- */
-static int ingest_one(struct db *db, const char *path,
-		      struct ingest_source *src, long long *series_id)
-{
-	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
-	struct loaded_series ls;
-	struct ingest_report rep;
-	int ret = 1, nr_notices = 0;
-
-	memset(&ls, 0, sizeof(ls));
-	memset(&rep, 0, sizeof(rep));
-	if (mbox_read_file(path, &mbox, &damage) < 0)
-		goto out;
-	src->damage = damage.len ? damage.buf : NULL;
-	if (ingest_thread(db, mbox.buf, mbox.len, src, &ls, &rep) < 0)
-		goto out;
-	print_summary(src, &ls, &rep);
-	if (series_id)
-		*series_id = ls.id;
-	/*
-	 * The claims of the mails, now: a job reads the series from its
-	 * rows (ingest_load_stored()) and parses no mail, the cover letter
-	 * included.
-	 */
-	if (rep.has_series && ls.id && claims_store(db, &ls) < 0)
-		warning("the claims of series #%lld were not stored", ls.id);
-	if (!rep.has_series) {
-		nr_notices = ingest_notices(db, &ls, rep.thread_id);
-		if (nr_notices < 0)
-			goto out;
-	}
-	if (damage.len) {
-		error("%s in '%s'; the %zu byte(s) inflated before it were "
-		      "parsed and stored (thread #%lld)", damage.buf, path,
-		      mbox.len, rep.thread_id);
-	} else if (!rep.has_series && nr_notices) {
-		ret = 0;
-	} else if (!rep.has_series) {
-		error("no patch series in '%s' (%zu message(s) stored)",
-		      src->source, rep.nr_messages);
-	} else {
-		ret = 0;
-	}
-out:
-	loaded_series_release(&ls);
-	ingest_report_release(&rep);
-	strbuf_release(&mbox);
-	strbuf_release(&damage);
-	return ret;
 }
 
 static int ingest_series(int argc, char **argv)
@@ -330,7 +148,7 @@ static int ingest_series(int argc, char **argv)
 	src.url = url;
 	src.cache_path = res.path;
 	src.fetched_at = res.fetched_at;
-	ret = ingest_one(&db, res.path, &src, NULL);
+	ret = discover_store_thread(&db, res.path, &src, NULL);
 out:
 	fetch_result_release(&res);
 	free(url);
@@ -357,7 +175,7 @@ static int ingest_file(int argc, char **argv)
 	setup_command(&cfg, &db);
 	src.source = argv[1];
 	src.cache_path = abs;
-	ret = ingest_one(&db, abs, &src, NULL);
+	ret = discover_store_thread(&db, abs, &src, NULL);
 	free(abs);
 	db_close(&db);
 	config_release(&cfg);
@@ -413,46 +231,6 @@ static int same_origin(const char *a, const char *b)
 }
 
 /*
- * The options of series @id's job, as JSON (aim.h): the workloads and the
- * size its paths and claims call for, from kernel-patches/aim.map
- * (MMCI_AIM_MAP). NULL, with a warning, when the map cannot be read: the
- * job then runs on the defaults of `mmci run`.
- */
-static char *series_aim(const struct mmci_config *cfg, struct db *db,
-			long long id)
-{
-	const char *env = getenv("MMCI_AIM_MAP");
-	char *path = env && *env ? xstrdup(env) :
-				   project_path(cfg, "kernel-patches/aim.map");
-	struct aim_map map;
-	struct aim a = AIM_INIT;
-	char *json = NULL;
-
-	if (aim_map_load(path, &map) < 0) {
-		warning("series #%lld: no aim (%s): its job runs on the "
-			"defaults", id, last_error());
-		free(path);
-		return NULL;
-	}
-	if (aim_series(db, id, &map, config_number("MMCI_AIM_MAX_NVDIMM") >> 20,
-		       &a) == 0) {
-		struct strbuf w = STRBUF_INIT;
-
-		aim_workloads(a.workloads, &w);
-		printf("  aim: %s: %s\n", w.buf, a.why.buf);
-		json = aim_params_json(&a);
-		strbuf_release(&w);
-	} else {
-		warning("series #%lld: no aim (%s): its job runs on the "
-			"defaults", id, last_error());
-	}
-	aim_release(&a);
-	aim_map_release(&map);
-	free(path);
-	return json;
-}
-
-/*
  * One entry that opens a series: fetch its thread unless it was decided
  * before, keep it if it touches the filter's paths. Returns -1 only when
  * the database fails; a bad thread is a decision like any other.
@@ -464,13 +242,9 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 			  struct discover_stats *st)
 {
 	struct fetch_result res = { 0 };
-	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
-	struct strbuf paths = STRBUF_INIT;
-	struct mail *mails = NULL;
-	struct series s = { 0 };
-	size_t nr_mails = 0, nr_paths = 0;
-	long long series_id = 0, job_id = 0;
-	char *turl = NULL, *msgid, *decision = NULL, *params;
+	struct discover_take t = DISCOVER_TAKE_INIT;
+	struct ingest_source src = { 0 };
+	char *turl = NULL, *msgid;
 	sqlite3_stmt *q;
 	int ret = -1, rc;
 
@@ -501,91 +275,54 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 	sqlite3_finalize(q);
 	printf("new: %s\n  <%s>\n", e->title, msgid);
 	fflush(stdout);
-	/* the thread of a cover letter and of its patch 1 is one thread */
-	series_id = db_int(db, 0, "SELECT m.series_id FROM messages m JOIN "
-			   "jobs j ON j.series_id = m.series_id AND j.kind = "
-			   "'series' WHERE m.message_id = ? ORDER BY "
-			   "m.series_id DESC LIMIT 1", "t", msgid);
-	if (series_id) {
-		job_id = db_int(db, 0, "SELECT id FROM jobs WHERE kind = "
-				"'series' AND series_id = ? ORDER BY id LIMIT 1",
-				"i", series_id);
-		decision = xstrdup("kept");
-		strbuf_addstr(&paths, "(a mail of a series discovered before)");
+	rc = discover_series_job(db, msgid, &t.series_id, &t.job_id);
+	if (rc < 0)
+		goto out;
+	if (rc) {
+		t.decision = xstrdup("kept");
+		strbuf_addstr(&t.paths, "(a mail of a series discovered before)");
 		goto decided;
 	}
 	if (!same_origin(feed, turl)) {
-		decision = xstrfmt("error: the link '%s' is not on the feed's "
-				   "server", e->link);
+		t.decision = xstrfmt("error: the link '%s' is not on the feed's "
+				     "server", e->link);
 		goto decided;
 	}
 	if (fetch_url(cfg, turl, fo, &res) < 0) {
-		decision = xstrfmt("error: %s", last_error());
+		t.decision = xstrfmt("error: %s", last_error());
 		goto decided;
 	}
-	if (mbox_read_file(res.path, &mbox, &damage) < 0 ||
-	    mbox_parse(mbox.buf, mbox.len, &mails, &nr_mails) < 0) {
-		decision = xstrfmt("error: %s", last_error());
-		goto decided;
-	}
-	if (series_from_mails(mails, nr_mails, &s) < 0) {
-		decision = xstrdup("error: no patch series in the thread");
-		goto decided;
-	}
-	nr_paths = discover_series_paths(&s, f, &paths);
-	if (!nr_paths) {
-		decision = xstrdup("skipped: no mm path");
-	} else {
-		struct ingest_source src = { 0 };
-
-		src.source = turl;
-		src.url = turl;
-		src.cache_path = res.path;
-		src.fetched_at = res.fetched_at;
-		ingest_one(db, res.path, &src, &series_id);
-		if (!series_id) {
-			decision = xstrfmt("error: %s", last_error());
-			goto decided;
-		}
-		/* one job per series, however many entries lead to it,
-		 * aimed at what it changes (aim.h), here where mail is
-		 * parsed: the daemon only checks the values */
-		params = series_aim(cfg, db, series_id);
-		job_id = job_queue_series(db, series_id, params, NULL);
-		free(params);
-		if (job_id < 0)
-			goto out;
-		decision = xstrdup("kept");
-	}
+	src.source = turl;
+	src.url = turl;
+	src.cache_path = res.path;
+	src.fetched_at = res.fetched_at;
+	if (discover_take_series(db, cfg, res.path, &src, f, &t) < 0)
+		goto out;
 decided:
-	if (!strcmp(decision, "kept")) {
-		if (nr_paths)
+	if (!strcmp(t.decision, "kept")) {
+		if (t.nr_paths)
 			printf("  kept: series #%lld, job #%lld (%zu mm "
-			       "path(s): %s)\n", series_id, job_id, nr_paths,
-			       paths.buf);
+			       "path(s): %s)\n", t.series_id, t.job_id,
+			       t.nr_paths, t.paths.buf);
 		else
 			printf("  kept: series #%lld, job #%lld %s\n",
-			       series_id, job_id, paths.buf);
+			       t.series_id, t.job_id, t.paths.buf);
 		st->kept++;
-	} else if (starts_with(decision, "skipped")) {
-		printf("  %s\n", decision);
+	} else if (starts_with(t.decision, "skipped")) {
+		printf("  %s\n", t.decision);
 		st->skipped++;
 	} else {
-		printf("  %s\n", decision);
+		printf("  %s\n", t.decision);
 		st->errors++;
 	}
-	if (record_entry(db, feed, e, msgid, decision,
-			 paths.len ? paths.buf : NULL, series_id, job_id) < 0)
+	if (record_entry(db, feed, e, msgid, t.decision,
+			 t.paths.len ? t.paths.buf : NULL, t.series_id,
+			 t.job_id) < 0)
 		goto out;
 	ret = 0;
 out:
-	series_release(&s);
-	mails_free(mails, nr_mails);
+	discover_take_release(&t);
 	fetch_result_release(&res);
-	strbuf_release(&mbox);
-	strbuf_release(&damage);
-	strbuf_release(&paths);
-	free(decision);
 	free(msgid);
 	free(turl);
 	return ret;
@@ -648,7 +385,7 @@ out:
 
 /*
  * One entry of the mm-commits feed: its thread fetched and stored, the
- * notices in it linked to the stored patches (ingest_one()). An entry
+ * notices in it linked to the stored patches (discover_store_thread()). An entry
  * seen before is not fetched again, unless it failed fewer than
  * DISCOVER_MAX_ATTEMPTS times. 1 stored, 0 seen, -1 failed (said).
  */
@@ -682,7 +419,7 @@ static int commits_entry(struct db *db, const struct mmci_config *cfg,
 		src.url = turl;
 		src.cache_path = res.path;
 		src.fetched_at = res.fetched_at;
-		if (ingest_one(db, res.path, &src, NULL))
+		if (discover_store_thread(db, res.path, &src, NULL))
 			decision = xstrfmt("error: %s", last_error());
 		else
 			decision = xstrfmt("notice: %lld stored",

@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * discover.c - Atom entries to candidate series, diffs to a keep decision.
+ * discover.c - Atom entries to candidate series, diffs to a keep decision,
+ * a kept series to its rows and its one job.
  *
  * Workload: one feed per poll (lore's new.atom: the last 25 messages of
  * the list, about 100 KiB), a poll every few minutes; one pass over the
  * diffs of each new series. The feed is untrusted XML: libxml2 parses it
  * without network access and without expanding entities, and every field
- * kept is cut at DISCOVER_MAX_FIELD bytes.
+ * kept is cut at DISCOVER_MAX_FIELD bytes. The series of both sources
+ * (the feed's threads, the inbox's history: inbox.c) are stored and
+ * queued by discover_take_series(), a few a day, each a few MiB at most.
  */
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include "aim.h"
+#include "claims.h"
+#include "config.h"
+#include "db.h"
 #include "discover.h"
+#include "ingest.h"
+#include "job.h"
 #include "mbox.h"
+#include "notice.h"
 #include "series.h"
 #include "util.h"
 
@@ -373,4 +383,337 @@ size_t discover_series_paths(const struct series *s,
 	}
 	strbuf_release(&seen);
 	return nr;
+}
+
+/* ---- threads into the database ------------------------------------ */
+
+/*
+ * A message id as public-inbox puts it in a URL: without <>, and every
+ * byte outside its safe set (RFC 3986 unreserved and sub-delims, ':' and
+ * '@') percent-encoded; '/', '%', '?' and '#' must not reach the server
+ * raw.
+ */
+void discover_add_msgid(struct strbuf *sb, const char *id)
+{
+	static const char safe[] = "-._~!$&'()*+,;=:@";
+	size_t len = strlen(id);
+
+	if (len && id[0] == '<' && id[len - 1] == '>') {
+		id++;
+		len -= 2;
+	}
+	for (; len; id++, len--) {
+		unsigned char c = *id;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || (c && strchr(safe, c)))
+			strbuf_addch(sb, c);
+		else
+			strbuf_addf(sb, "%%%02X", c);
+	}
+}
+
+/* the mm-commits notices of a thread: stored, linked, printed */
+static int ingest_notices(struct db *db, const struct loaded_series *ls,
+			  long long thread_id)
+{
+	size_t i, k;
+	int nr = 0;
+
+	for (i = 0; i < ls->nr_mails; i++) {
+		const struct mail *m = &ls->mails[i];
+		struct notice_link link;
+		struct notice n;
+
+		if (!notice_parse(m->subject, m->body.buf, &n)) {
+			notice_release(&n);
+			continue;
+		}
+		nr++;
+		if (n.action == NOTICE_ADDED)
+			printf("  mm-commits notice: '%s' added to %s\n",
+			       n.filename, n.branch ? n.branch : "-mm tree");
+		else if (n.action == NOTICE_MERGED)
+			printf("  mm-commits notice: '%s' merged into %s\n",
+			       n.filename, n.branch);
+		else
+			printf("  mm-commits notice: '%s' removed from -mm "
+			       "tree\n", n.filename);
+		printf("    patch: %s\n", n.title);
+		if (n.author)
+			printf("    author: %s\n", n.author);
+		for (k = 0; k < n.nr_links; k++)
+			printf("    link: %s\n", n.links[k]);
+		if (n.reason)
+			printf("    reason: %s\n", n.reason);
+		if (n.problem)
+			printf("    problem: %s\n", n.problem);
+		if (notice_store(db, &n, m, thread_id, &link) < 0) {
+			notice_release(&n);
+			return -1;
+		}
+		if (link.patch_id)
+			printf("    linked: notice #%lld -> patch #%lld (%d/%d "
+			       "of series #%lld) by %s%s\n", link.notice_id,
+			       link.patch_id, link.patch_idx,
+			       link.series_total, link.series_id, link.how,
+			       link.existing ? " (notice already stored)" :
+			       "");
+		else
+			printf("    not linked: notice #%lld, no stored patch "
+			       "has a Link: message id or the title%s\n",
+			       link.notice_id, link.existing ?
+			       " (notice already stored)" : "");
+		notice_release(&n);
+	}
+	return nr;
+}
+
+static void print_summary(const struct ingest_source *src,
+			  const struct loaded_series *ls,
+			  const struct ingest_report *rep)
+{
+	const struct series *s = &ls->s;
+	size_t i;
+
+	printf("thread #%lld: %zu message(s) from %s%s\n", rep->thread_id,
+	       rep->nr_messages, src->source,
+	       rep->existing ? " (already ingested)" : "");
+	if (rep->has_series) {
+		printf("series #%lld: %s\n", ls->id, s->title);
+		printf("  version: v%d%s, %zu of %d patch(es) found%s\n",
+		       s->version, s->is_rfc ? " (RFC)" : "", s->nr, s->total,
+		       s->cover ? ", with a cover letter" : "");
+		printf("  trailers: %zu from replies (%zu via the cover "
+		       "letter)\n", rep->nr_reply_trailers,
+		       rep->nr_cover_trailers);
+		if (s->base_commit)
+			printf("  base-commit: %s\n", s->base_commit);
+		for (i = 0; i < s->nr_missing; i++)
+			printf("%s%d/%d%s", i ? ", " : "  problem: missing "
+			       "patch(es) ", s->missing[i], s->total,
+			       i + 1 == s->nr_missing ? "\n" : "");
+		for (i = 0; i < s->nr_problems; i++)
+			if (!ends_with(s->problems[i], "patches missing"))
+				printf("  problem: %s\n", s->problems[i]);
+		if (rep->previous.id)
+			printf("  previous version: series #%lld (v%d), "
+			       "linked by %s\n", rep->previous.id,
+			       rep->previous.version, rep->previous.how);
+		if (rep->next.id)
+			printf("  next version: series #%lld (v%d) now links "
+			       "here, by %s%s\n", rep->next.id,
+			       rep->next.version, rep->next.how,
+			       rep->nr_next > 1 ? " (and others)" : "");
+		if (rep->nr_notices)
+			printf("  mm-commits notices now linked: %d\n",
+			       rep->nr_notices);
+	}
+	if (rep->problem)
+		printf("  thread: %s\n", rep->problem);
+	printf("  messages with problems: %zu of %zu\n",
+	       rep->nr_problem_messages, rep->nr_messages);
+}
+
+int discover_store_thread(struct db *db, const char *path,
+			  struct ingest_source *src, long long *series_id)
+{
+	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
+	struct loaded_series ls;
+	struct ingest_report rep;
+	int ret = 1, nr_notices = 0;
+
+	memset(&ls, 0, sizeof(ls));
+	memset(&rep, 0, sizeof(rep));
+	if (mbox_read_file(path, &mbox, &damage) < 0)
+		goto out;
+	src->damage = damage.len ? damage.buf : NULL;
+	if (ingest_thread(db, mbox.buf, mbox.len, src, &ls, &rep) < 0)
+		goto out;
+	print_summary(src, &ls, &rep);
+	if (series_id)
+		*series_id = ls.id;
+	/*
+	 * The claims of the mails, now: a job reads the series from its
+	 * rows (ingest_load_stored()) and parses no mail, the cover letter
+	 * included.
+	 */
+	if (rep.has_series && ls.id && claims_store(db, &ls) < 0)
+		warning("the claims of series #%lld were not stored", ls.id);
+	if (!rep.has_series) {
+		nr_notices = ingest_notices(db, &ls, rep.thread_id);
+		if (nr_notices < 0)
+			goto out;
+	}
+	if (damage.len) {
+		error("%s in '%s'; the %zu byte(s) inflated before it were "
+		      "parsed and stored (thread #%lld)", damage.buf, path,
+		      mbox.len, rep.thread_id);
+	} else if (!rep.has_series && nr_notices) {
+		ret = 0;
+	} else if (!rep.has_series) {
+		error("no patch series in '%s' (%zu message(s) stored)",
+		      src->source, rep.nr_messages);
+	} else {
+		ret = 0;
+	}
+out:
+	loaded_series_release(&ls);
+	ingest_report_release(&rep);
+	strbuf_release(&mbox);
+	strbuf_release(&damage);
+	return ret;
+}
+
+/*
+ * The options of series @id's job, as JSON (aim.h): the workloads and the
+ * size its paths and claims call for, from kernel-patches/aim.map
+ * (MMCI_AIM_MAP). NULL, with a warning, when the map cannot be read: the
+ * job then runs on the defaults of `mmci run`.
+ */
+static char *series_aim(const struct mmci_config *cfg, struct db *db,
+			long long id)
+{
+	const char *env = getenv("MMCI_AIM_MAP");
+	char *path = env && *env ? xstrdup(env) :
+				   project_path(cfg, "kernel-patches/aim.map");
+	struct aim_map map;
+	struct aim a = AIM_INIT;
+	char *json = NULL;
+
+	if (aim_map_load(path, &map) < 0) {
+		warning("series #%lld: no aim (%s): its job runs on the "
+			"defaults", id, last_error());
+		free(path);
+		return NULL;
+	}
+	if (aim_series(db, id, &map, config_number("MMCI_AIM_MAX_NVDIMM") >> 20,
+		       &a) == 0) {
+		struct strbuf w = STRBUF_INIT;
+
+		aim_workloads(a.workloads, &w);
+		printf("  aim: %s: %s\n", w.buf, a.why.buf);
+		json = aim_params_json(&a);
+		strbuf_release(&w);
+	} else {
+		warning("series #%lld: no aim (%s): its job runs on the "
+			"defaults", id, last_error());
+	}
+	aim_release(&a);
+	aim_map_release(&map);
+	free(path);
+	return json;
+}
+
+/* ---- a series found on the list, to a job -------------------------- */
+
+int discover_series_job(struct db *db, const char *msgid,
+			long long *series_id, long long *job_id)
+{
+	int rc;
+
+	*series_id = *job_id = 0;
+	/* the thread of a cover letter and of its patch 1 is one thread */
+	rc = db_int_checked(db, series_id, "SELECT m.series_id FROM messages "
+			    "m JOIN jobs j ON j.series_id = m.series_id AND "
+			    "j.kind = 'series' WHERE m.message_id = ? ORDER BY "
+			    "m.series_id DESC LIMIT 1", "t", msgid);
+	if (rc <= 0)
+		return rc;
+	if (db_int_checked(db, job_id, "SELECT id FROM jobs WHERE kind = "
+			   "'series' AND series_id = ? ORDER BY id LIMIT 1",
+			   "i", *series_id) < 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * The 'series' job of stored series @series_id: the one of any series
+ * with the same first mail (series.message_id: the cover letter, else
+ * patch 1), else a new one. Two sources (the feed's thread, the inbox's
+ * history) store one series as two rows when their mboxes differ; the
+ * check by message-id and the insert are one transaction, so either way
+ * a series is queued once. Return: the job's id, or -1 after error().
+ */
+static long long queue_once(struct db *db, long long series_id,
+			    const char *params, int *queued)
+{
+	long long id = 0;
+	int rc;
+
+	*queued = 0;
+	if (db_begin(db) < 0)
+		return -1;
+	rc = db_int_checked(db, &id, "SELECT j.id FROM series s JOIN jobs j ON "
+			    "j.series_id = s.id AND j.kind = 'series' WHERE "
+			    "s.id = ? OR s.message_id = (SELECT message_id "
+			    "FROM series WHERE id = ?) ORDER BY j.id LIMIT 1",
+			    "ii", series_id, series_id);
+	if (rc == 0) {
+		id = job_queue(db, "series", series_id, 0, NULL, params);
+		*queued = id > 0;
+	}
+	if (rc < 0 || id < 0 || db_commit(db) < 0) {
+		db_rollback(db);
+		return error("no job for series #%lld", series_id);
+	}
+	return id;
+}
+
+void discover_take_release(struct discover_take *t)
+{
+	free(t->decision);
+	strbuf_release(&t->paths);
+	memset(t, 0, sizeof(*t));
+	strbuf_init(&t->paths, 0);
+}
+
+int discover_take_series(struct db *db, const struct mmci_config *cfg,
+			 const char *path, struct ingest_source *src,
+			 const struct path_filter *f, struct discover_take *t)
+{
+	struct strbuf mbox = STRBUF_INIT, damage = STRBUF_INIT;
+	struct mail *mails = NULL;
+	struct series s = { 0 };
+	size_t nr_mails = 0;
+	char *params;
+	int ret = 0;
+
+	if (mbox_read_file(path, &mbox, &damage) < 0 ||
+	    mbox_parse(mbox.buf, mbox.len, &mails, &nr_mails) < 0) {
+		t->decision = xstrfmt("error: %s", last_error());
+		goto out;
+	}
+	if (series_from_mails(mails, nr_mails, &s) < 0) {
+		t->decision = xstrdup("error: no patch series in the thread");
+		goto out;
+	}
+	t->nr_paths = discover_series_paths(&s, f, &t->paths);
+	if (!t->nr_paths) {
+		t->decision = xstrdup("skipped: no mm path");
+		goto out;
+	}
+	discover_store_thread(db, path, src, &t->series_id);
+	if (!t->series_id) {
+		t->decision = xstrfmt("error: %s", last_error());
+		goto out;
+	}
+	/* one job per series, however many entries lead to it, aimed at
+	 * what it changes (aim.h), here where mail is parsed: the daemon
+	 * only checks the values */
+	params = series_aim(cfg, db, t->series_id);
+	t->job_id = queue_once(db, t->series_id, params, &t->queued);
+	free(params);
+	if (t->job_id < 0) {
+		t->job_id = 0;
+		ret = -1;
+		goto out;
+	}
+	t->decision = xstrdup("kept");
+out:
+	series_release(&s);
+	mails_free(mails, nr_mails);
+	strbuf_release(&mbox);
+	strbuf_release(&damage);
+	return ret;
 }

@@ -5,9 +5,12 @@
  * `mmci ingest discover` polls https://lore.kernel.org/linux-mm/new.atom
  * (conditionally: the feed changes all the time), keeps the entries that
  * open a series (a cover letter, patch 1 or a single patch; no replies),
- * fetches each new one's thread and keeps the series that touch mm. This
- * module holds the parts that need no network or database: the feed
- * parser (libxml2), the entry classifier and the path filter.
+ * fetches each new one's thread and keeps the series that touch mm;
+ * `mmci ingest inbox` (inbox.h) finds the same series in the inbox's git
+ * history. This module holds the feed parser (libxml2), the entry
+ * classifier and the path filter, which need no network or database, and
+ * the one way a series found on the list becomes stored rows and a job
+ * (discover_take_series()), which both sources call.
  */
 #ifndef MMCI_DISCOVER_H
 #define MMCI_DISCOVER_H
@@ -17,6 +20,9 @@
 
 #include "strbuf.h"
 
+struct db;
+struct ingest_source;
+struct mmci_config;
 struct series;
 
 #define DISCOVER_DEFAULT_FEED "https://lore.kernel.org/linux-mm/new.atom"
@@ -108,5 +114,83 @@ void path_filter_release(struct path_filter *f);
  */
 size_t discover_series_paths(const struct series *s,
 			     const struct path_filter *f, struct strbuf *out);
+
+/**
+ * discover_add_msgid() - a message id as public-inbox puts it in a URL
+ * @sb: where it is appended
+ * @id: the message id, with or without <>
+ *
+ * Every byte outside public-inbox's safe set (RFC 3986 unreserved and
+ * sub-delims, ':' and '@') is percent-encoded: '/', '%', '?' and '#'
+ * must not reach the server raw.
+ */
+void discover_add_msgid(struct strbuf *sb, const char *id);
+
+/**
+ * discover_store_thread() - store a thread file and print what it held
+ * @db: the database
+ * @path: the mbox, plain or gzip
+ * @src: where it came from; src->damage is set here
+ * @series_id: out, the series stored (0 if none); may be NULL
+ *
+ * Every mail is stored (ingest_thread()), the series with its claims
+ * (claims_store()); a thread without a series has its mm-commits notices
+ * stored and linked. The summary goes to stdout.
+ *
+ * Return: the exit code: 0, or 1 after error() (no series and no
+ * notice, a damaged gzip, the database).
+ */
+int discover_store_thread(struct db *db, const char *path,
+			  struct ingest_source *src, long long *series_id);
+
+/**
+ * discover_series_job() - the job of a stored series that holds @msgid
+ * @db: the database
+ * @msgid: any mail of the series' thread (without <>)
+ * @series_id: out, the newest such series with a 'series' job, or 0
+ * @job_id: out, its job, or 0
+ *
+ * Return: 1 found, 0 none, -1 after error().
+ */
+int discover_series_job(struct db *db, const char *msgid,
+			long long *series_id, long long *job_id);
+
+/* what discover_take_series() decided */
+struct discover_take {
+	char *decision;		/* "kept", "skipped: no mm path" or
+				 * "error: <why>"; owned */
+	struct strbuf paths;	/* the paths that kept it (the first 20) */
+	size_t nr_paths;
+	long long series_id;	/* stored, 0 none */
+	long long job_id;	/* its job, 0 none */
+	int queued;		/* 1: the job was queued now; 0: a job of
+				 * the same first mail was there */
+};
+#define DISCOVER_TAKE_INIT { NULL, STRBUF_INIT, 0, 0, 0, 0 }
+void discover_take_release(struct discover_take *t);
+
+/**
+ * discover_take_series() - a series found on the list, to a job
+ * @db: the database
+ * @cfg: for the aim map (kernel-patches/aim.map, or MMCI_AIM_MAP)
+ * @path: the mbox of the series' mails (a lore thread, or the mails
+ *        the inbox's history held)
+ * @src: where it came from
+ * @f: the paths that keep a series
+ * @t: out; release with discover_take_release()
+ *
+ * A series none of whose paths @f keeps is skipped, unstored. A kept one
+ * is stored with discover_store_thread() and gets one 'series' job, aimed
+ * at what it changes (aim.h): unless a job of a series with the same
+ * first mail (series.message_id: the cover letter, else patch 1) is
+ * there, whichever source stored it; the check and the insert are one
+ * transaction.
+ *
+ * Return: 0 with @t->decision set (a broken mbox is a decision, not a
+ * failure), or -1 after error() when the database fails.
+ */
+int discover_take_series(struct db *db, const struct mmci_config *cfg,
+			 const char *path, struct ingest_source *src,
+			 const struct path_filter *f, struct discover_take *t);
 
 #endif
