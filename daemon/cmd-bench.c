@@ -82,20 +82,14 @@ static const char bench_usage[] =
 	"metric and setting, the median, the between-boot and within-boot\n"
 	"coefficients of variation and the smallest change a default\n"
 	"comparison could detect; then which setting has the least spread.\n"
+	"It takes the options of 'mmci run' but --clock, --backing, --vcpus,\n"
+	"--pin and --label: each setting (--settings) gives those.\n"
 	"\n"
-	"  --build ID         a kernel built by 'mmci build'\n"
-	"  --kernel PATH      a prebuilt kernel, e.g. /boot/vmlinuz-<release>\n"
-	"  --modules-root DIR directory holding lib/modules/<release> (/)\n"
-	"  --release REL      kernel release (from vmlinuz-<REL> by default)\n"
-	"  --hz HZ            CONFIG_HZ (from /boot/config-<REL> by default)\n"
-	"  --workloads LIST   comma list, or all (all)\n"
+	RUN_OPTIONS_USAGE("all")
 	"  --boots B          boots per setting, interleaved (3)\n"
 	"  --settings LIST    comma list of CLOCK[-pin][-disk][-Ncpu], CLOCK\n"
 	"                     icount or wall; NVDIMM on tmpfs unless -disk\n"
 	"                     (icount,wall,wall-pin,wall-disk)\n"
-	"  --nvdimm SIZE      namespace size, e.g. 16G (100G)\n"
-	"  --iters N          rebinds per boot (30)\n"
-	"  --timeout S        per boot (from the size by default)\n"
 	"  --from-runs LIST   no boot: the table of these runs, one per setting\n"
 	"                     (--run-ids is the same)\n"
 	"  --mdc-boots K      boots per side for the MDC (test-series' default:\n"
@@ -1457,18 +1451,11 @@ static int parse_run_ids(const char *list, struct bench *b)
 
 int cmd_bench(int argc, char **argv)
 {
+	/* the run options (measure.h) and bench's own */
 	static const struct option opts[] = {
-		{ "build", required_argument, NULL, 'b' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "modules-root", required_argument, NULL, 'm' },
-		{ "release", required_argument, NULL, 'r' },
-		{ "hz", required_argument, NULL, 'z' },
-		{ "workloads", required_argument, NULL, 'w' },
+		RUN_OPTIONS,
 		{ "boots", required_argument, NULL, 'B' },
 		{ "settings", required_argument, NULL, 's' },
-		{ "nvdimm", required_argument, NULL, 'n' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "timeout", required_argument, NULL, 't' },
 		{ "from-runs", required_argument, NULL, 'R' },
 		{ "run-ids", required_argument, NULL, 'R' },
 		{ "mdc-boots", required_argument, NULL, 'M' },
@@ -1485,31 +1472,29 @@ int cmd_bench(int argc, char **argv)
 	struct build_result keep = { 0 };
 	struct strbuf wl = STRBUF_INIT, out = STRBUF_INIT;
 	struct bench b = { 0 };
-	struct run_opts o;
+	struct run_args a;
+	struct run_opts *o = &a.o;
 	struct mmci_config cfg;
 	struct db db;
-	long long build_id = 0;
 	char *release = NULL;
 	struct calib_all ca = { .trials = CALIB_TRIALS, .seed = CALIB_SEED };
 	const char *calib_ks = NULL;
-	int c, boots = 3, json = 0, ret = 1, failed = 0, calib = -1;
+	int c, used, json = 0, ret = 1, failed = 0, calib = -1;
 
-	run_opts_init(&o);
-	o.modroot = "/";
-	o.workloads = "all";
+	run_args_init(&a);
+	o->workloads = "all";
+	a.boots = 3;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		used = run_option_parse(o, &a.build_id, &a.extra, c, optarg);
+		if (used > 0)
+			continue;
+		if (used < 0) {
+			ret = 129;
+			goto early;
+		}
 		switch (c) {
-		case 'b': build_id = parse_count("--build", optarg); break;
-		case 'k': o.kernel = optarg; break;
-		case 'm': o.modroot = optarg; break;
-		case 'r': o.release = optarg; break;
-		case 'z': o.hz = parse_count("--hz", optarg); break;
-		case 'w': o.workloads = optarg; break;
-		case 'B': boots = parse_count("--boots", optarg); break;
+		case 'B': a.boots = parse_count("--boots", optarg); break;
 		case 's': settings = optarg; break;
-		case 'n': o.nvdimm_mib = parse_mib("--nvdimm", optarg); break;
-		case 'i': o.iters = parse_count("--iters", optarg); break;
-		case 't': o.timeout_s = parse_count("--timeout", optarg); break;
 		case 'R': from_runs = optarg; break;
 		case 'M':
 			b.mdc_boots = parse_count("--mdc-boots", optarg);
@@ -1528,36 +1513,36 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(bench_usage, stdout);
-			return 0;
+			ret = 0;
+			goto early;
 		default:
 			fputs(bench_usage, stderr);
-			return 129;
+			ret = 129;
+			goto early;
 		}
 	}
 	if (optind != argc ||
-	    (!from_runs && !!build_id == !!o.kernel) ||
-	    (from_runs && (build_id || o.kernel))) {
+	    (!from_runs && !!a.build_id == !!o->kernel) ||
+	    (from_runs && (a.build_id || o->kernel))) {
 		error("give exactly one of --build, --kernel and --from-runs");
 		fputs(bench_usage, stderr);
-		return 129;
+		ret = 129;
+		goto early;
 	}
-	if (from_runs) {
-		if (parse_run_ids(from_runs, &b) < 0)
-			return 129;
-	} else if (parse_settings(settings, &b) < 0 ||
-		   workloads_expand(o.workloads, &wl) < 0) {
-		bench_release(&b);
-		strbuf_release(&wl);
-		return 129;
+	if (from_runs ? parse_run_ids(from_runs, &b) < 0 :
+			(parse_settings(settings, &b) < 0 ||
+			 workloads_expand(o->workloads, &wl) < 0)) {
+		ret = 129;
+		goto early;
 	}
 	setup_command(&cfg, &db);
 	if (!from_runs) {
-		o.workloads = wl.buf;
-		if (run_opts_kernel(&db, build_id, &o, &keep, &release) < 0)
+		o->workloads = wl.buf;
+		if (run_opts_kernel(&db, a.build_id, o, &keep, &release) < 0)
 			goto out;
 		progress("bench: %s, settings %s, %d boot(s) each, workloads "
-			 "%s", o.release, settings, boots, wl.buf);
-		failed = bench_boot(&cfg, &db, &b, &o, boots);
+			 "%s", o->release, settings, a.boots, wl.buf);
+		failed = bench_boot(&cfg, &db, &b, o, a.boots);
 	}
 	if (bench_load(&db, &b) < 0)
 		goto out;
@@ -1581,12 +1566,14 @@ int cmd_bench(int argc, char **argv)
 	ret = failed ? 1 : 0;
 out:
 	calib_all_release(&ca);
-	bench_release(&b);
-	strbuf_release(&wl);
 	strbuf_release(&out);
 	build_result_release(&keep);
 	free(release);
 	db_close(&db);
 	config_release(&cfg);
+early:
+	bench_release(&b);
+	strbuf_release(&wl);
+	run_args_release(&a);
 	return ret;
 }

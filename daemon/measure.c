@@ -57,6 +57,57 @@ int measure_args_parse(struct measure_args *a, int c, const char *arg)
 	return 1;
 }
 
+int run_option_parse(struct run_opts *o, long long *build_id,
+		     struct strbuf *params, int c, const char *arg)
+{
+	switch (c) {
+	case RUN_OPT_BUILD: *build_id = parse_count("--build", arg); break;
+	case RUN_OPT_KERNEL: o->kernel = arg; break;
+	case RUN_OPT_MODROOT: o->modroot = arg; break;
+	case RUN_OPT_RELEASE: o->release = arg; break;
+	case RUN_OPT_HZ: o->hz = parse_count("--hz", arg); break;
+	case RUN_OPT_WORKLOADS: o->workloads = arg; break;
+	case RUN_OPT_ITERS: o->iters = parse_count("--iters", arg); break;
+	case RUN_OPT_NVDIMM: o->nvdimm_mib = parse_mib("--nvdimm", arg); break;
+	case RUN_OPT_ALIGN: o->fsdax_align = o->devdax_align = arg; break;
+	case RUN_OPT_FSDAX_ALIGN: o->fsdax_align = arg; break;
+	case RUN_OPT_DEVDAX_ALIGN: o->devdax_align = arg; break;
+	case RUN_OPT_MAP: o->map = arg; break;
+	case RUN_OPT_VMEM_SIZES: o->vmem_sizes = arg; break;
+	case RUN_OPT_HOTPLUG_ITERS:
+		o->hotplug_iters = parse_count("--hotplug-iters", arg);
+		break;
+	case RUN_OPT_KMEM_ONLINE: o->kmem_online = arg; break;
+	case RUN_OPT_VMEM_ONLINE: o->vmem_online = arg; break;
+	case RUN_OPT_KMEM_MEMMAP: o->kmem_memmap = arg; break;
+	case RUN_OPT_PARAM:
+		if (!starts_with(arg, "mmci."))
+			die("--param takes mmci.KEY=VALUE, not '%s'", arg);
+		strbuf_addf(params, "%s%s", params->len ? " " : "", arg);
+		o->extra = params->buf;
+		break;
+	case RUN_OPT_MEMREMAP_SIZE: o->memremap_size = arg; break;
+	case RUN_OPT_MEMMAP_ON_MEMORY:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			die("--memmap-on-memory is on or off, not '%s'", arg);
+		o->memmap_on_memory = !strcmp(arg, "on");
+		break;
+	case RUN_OPT_RAM: o->ram_mib = parse_mib("--ram", arg); break;
+	case RUN_OPT_TIMEOUT:
+		o->timeout_s = parse_count("--timeout", arg);
+		break;
+	case RUN_OPT_ARCH:
+		if (!arch_get(arg))
+			return -1;
+		o->arch = arg;
+		break;
+	case RUN_OPT_INITRD: o->initrd = arg; break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 void measure_args_finish(struct measure_args *a)
 {
 	if (a->boots && a->max_boots && a->max_boots < a->boots)

@@ -26,6 +26,7 @@
 
 struct db;
 struct mmci_config;
+struct strbuf;
 
 struct measure_kernel {
 	char *label;
@@ -94,6 +95,121 @@ struct measure_args {
 	"  --arch ARCH        the guest: x86_64 (default), arm64 or\n"    \
 	"                     arm64-64k (4 or 64 KiB pages, cross-built\n" \
 	"                     and emulated; docs/ARM64.md)\n"
+
+/*
+ * The options of one kernel's run, in one table, so that `mmci run` (and
+ * the runs of a recipe, cmd-recipe.c) and `mmci bench` take the same
+ * ones: the kernel, what the guest runs, its memory and its limits.
+ * RUN_OPTIONS goes into a getopt_long table, RUN_OPTIONS_USAGE() into the
+ * --help text; run_option_parse() parses them. Their codes come after
+ * the letters, so they never meet a command's own options. Not in it:
+ * the noise setting (--clock, --backing, --vcpus, --pin, --no-pin) and
+ * --label, which `mmci bench` sets per setting (--settings), and --boots,
+ * which each command counts its own way.
+ */
+enum run_option {
+	RUN_OPT_BUILD = 0x100,
+	RUN_OPT_KERNEL,
+	RUN_OPT_MODROOT,
+	RUN_OPT_RELEASE,
+	RUN_OPT_HZ,
+	RUN_OPT_WORKLOADS,
+	RUN_OPT_ITERS,
+	RUN_OPT_NVDIMM,
+	RUN_OPT_ALIGN,
+	RUN_OPT_FSDAX_ALIGN,
+	RUN_OPT_DEVDAX_ALIGN,
+	RUN_OPT_MAP,
+	RUN_OPT_VMEM_SIZES,
+	RUN_OPT_HOTPLUG_ITERS,
+	RUN_OPT_KMEM_ONLINE,
+	RUN_OPT_VMEM_ONLINE,
+	RUN_OPT_KMEM_MEMMAP,
+	RUN_OPT_PARAM,
+	RUN_OPT_MEMREMAP_SIZE,
+	RUN_OPT_MEMMAP_ON_MEMORY,
+	RUN_OPT_RAM,
+	RUN_OPT_TIMEOUT,
+	RUN_OPT_ARCH,
+	RUN_OPT_INITRD,
+};
+
+#define RUN_OPTIONS                                                        \
+	{ "build", required_argument, NULL, RUN_OPT_BUILD },               \
+	{ "kernel", required_argument, NULL, RUN_OPT_KERNEL },             \
+	{ "modules-root", required_argument, NULL, RUN_OPT_MODROOT },      \
+	{ "release", required_argument, NULL, RUN_OPT_RELEASE },           \
+	{ "hz", required_argument, NULL, RUN_OPT_HZ },                     \
+	{ "workloads", required_argument, NULL, RUN_OPT_WORKLOADS },       \
+	{ "iters", required_argument, NULL, RUN_OPT_ITERS },               \
+	{ "nvdimm", required_argument, NULL, RUN_OPT_NVDIMM },             \
+	{ "align", required_argument, NULL, RUN_OPT_ALIGN },               \
+	{ "fsdax-align", required_argument, NULL, RUN_OPT_FSDAX_ALIGN },   \
+	{ "devdax-align", required_argument, NULL, RUN_OPT_DEVDAX_ALIGN }, \
+	{ "map", required_argument, NULL, RUN_OPT_MAP },                   \
+	{ "vmem-sizes", required_argument, NULL, RUN_OPT_VMEM_SIZES },     \
+	{ "hotplug-iters", required_argument, NULL, RUN_OPT_HOTPLUG_ITERS }, \
+	{ "kmem-online", required_argument, NULL, RUN_OPT_KMEM_ONLINE },   \
+	{ "vmem-online", required_argument, NULL, RUN_OPT_VMEM_ONLINE },   \
+	{ "kmem-memmap", required_argument, NULL, RUN_OPT_KMEM_MEMMAP },   \
+	{ "param", required_argument, NULL, RUN_OPT_PARAM },               \
+	{ "memremap-size", required_argument, NULL, RUN_OPT_MEMREMAP_SIZE }, \
+	{ "memmap-on-memory", required_argument, NULL,                     \
+	  RUN_OPT_MEMMAP_ON_MEMORY },                                      \
+	{ "ram", required_argument, NULL, RUN_OPT_RAM },                   \
+	{ "timeout", required_argument, NULL, RUN_OPT_TIMEOUT },           \
+	{ "arch", required_argument, NULL, RUN_OPT_ARCH },                 \
+	{ "initrd", required_argument, NULL, RUN_OPT_INITRD }
+
+/* the --help lines of RUN_OPTIONS; @wl: the command's default workloads */
+#define RUN_OPTIONS_USAGE(wl)                                              \
+	"  --build ID         a kernel built by 'mmci build'\n"                \
+	"  --kernel PATH      a prebuilt kernel, e.g. /boot/vmlinuz-<release>\n" \
+	"  --modules-root DIR directory holding lib/modules/<release> (/)\n"   \
+	"  --release REL      kernel release (from vmlinuz-<REL> by default)\n" \
+	"  --hz HZ            CONFIG_HZ (from /boot/config-<REL> by default)\n" \
+	"  --workloads LIST   comma list or 'all' (" wl "); 'mmci workloads'\n" \
+	"                     lists them\n"                                    \
+	"  --iters N          rebinds per boot and variant (30)\n"            \
+	"  --nvdimm SIZE      namespace size, e.g. 100G, 512M (100G)\n"       \
+	"  --align LIST       fsdax and devdax alignments, e.g. 4K,2M,1G\n"   \
+	"  --fsdax-align LIST fsdax (pfn) alignments (2M)\n"                  \
+	"  --devdax-align LIST devdax alignments (4K,2M,1G)\n"                \
+	"  --map LIST         memmap on the device and/or in RAM (dev,mem)\n" \
+	"  --vmem-sizes LIST  virtio-mem plug steps, then unplug (8G,16G)\n"  \
+	"  --hotplug-iters N  virtio-mem and kmem cycles per boot (3)\n"      \
+	"  --vmem-online LIST auto_online_blocks policies for virtio-mem\n"   \
+	"                     (online_movable; offline: the runner onlines\n" \
+	"                     each added block, timed as metric 'online')\n"  \
+	"  --kmem-online LIST auto-online policies for kmem\n"                \
+	"                     (online,online_movable; also offline)\n"        \
+	"  --kmem-memmap LIST where kmem puts the memmap (ram,on_memory)\n"   \
+	"  --memmap-on-memory on|off  the kernel's global switch for\n"       \
+	"                     virtio-mem and kmem (on if kmem needs it)\n"    \
+	"  --memremap-size S DEVICE_PRIVATE range for memremap (64G)\n"       \
+	"  --param K=V        a runner parameter, e.g. mmci.bench_iters=20\n" \
+	"                     (repeatable; see 'mmci workloads')\n"           \
+	"  --ram SIZE         guest RAM (1G plus the memmap the run needs)\n" \
+	"  --timeout S        per boot (from the workloads by default)\n"     \
+	"  --arch ARCH        the guest: x86_64, arm64 or arm64-64k (the\n"   \
+	"                     build's; a prebuilt kernel is x86_64 unless\n"  \
+	"                     given)\n"                                        \
+	"  --initrd PATH      boot this initramfs instead of the runner's\n"
+
+/**
+ * run_option_parse() - one option of RUN_OPTIONS
+ * @o: the run's options; strings point into @arg
+ * @build_id: out, --build
+ * @params: the --param words so far; @o->extra points into it
+ * @c: getopt_long's code
+ * @arg: its argument (optarg)
+ *
+ * Dies on a bad value, as measure_args_parse() does.
+ * Return: 1 when @c was one of RUN_OPTIONS, 0 when not, -1 after an
+ * unknown --arch was said (a usage error, exit 129).
+ */
+int run_option_parse(struct run_opts *o, long long *build_id,
+		     struct strbuf *params, int c, const char *arg);
 
 /* defaults: one variant (memmap on the device, 2 MiB), as the seed had */
 void measure_args_init(struct measure_args *a);
