@@ -346,6 +346,18 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 		}
 		in.steps = steps.buf;
 		in.profile = profile.buf;
+		{
+			long long prev_series;
+
+			in.prev_run = series_job_previous_run(db, series,
+							      in.new_run,
+							      &prev_series,
+							      &in.prev_version);
+			if (in.prev_run < 0)
+				warning("job #%lld: the previous version is "
+					"left out of the mail: %s", job,
+					last_error());
+		}
 		in.extra = extra.buf;
 	} else if (!strcmp(kind, "nightly")) {
 		if (json_integer_value(json_object_get(res, "worse")) <= 0 &&

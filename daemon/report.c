@@ -1081,6 +1081,19 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 	if (x->rc.notes)
 		strbuf_addf(b, "note: %s\n", x->rc.notes);
 	mail_metrics(b, &x->rc);
+	if (x->in.prev_run > 0) {
+		struct run_comparison vrc;
+
+		if (compare_runs(db, x->in.prev_run, x->new.id, &vrc) == 0) {
+			strbuf_addf(b, "\nThis version against v%d (run #%lld "
+				    "against run #%lld): ", x->in.prev_version,
+				    x->new.id, x->in.prev_run);
+			compare_verdict(&vrc, b);
+			strbuf_addch(b, '\n');
+			mail_metrics(b, &vrc);
+			run_comparison_release(&vrc);
+		}
+	}
 	if (x->in.profile && *x->in.profile) {
 		strbuf_rtrim(b);
 		strbuf_addstr(b, "\n\nWhere the instructions went (the same "

@@ -73,6 +73,9 @@ struct report_input {
 	const char *steps;	/* the per-patch table, put before the
 				 * series as a whole (the patches first);
 				 * may be NULL */
+	long long prev_run;	/* vN-1's run measured the same way
+				 * (series_job_previous_run()); 0 none */
+	int prev_version;	/* its version number */
 	const char *profile;	/* where the instructions went
 				 * (series_job_profiles(), at most
 				 * PROFILE_MAIL_LINES lines); may be NULL */

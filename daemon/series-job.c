@@ -52,23 +52,25 @@ static char *job_params(const struct measure_args *ma, const char *file,
 	return s;
 }
 
-/*
- * vN against vN-1: the final run of the newest finished job of the
- * previous version, when there is one measured the same way.
- */
-static void print_versions(struct db *db, long long series_id,
-			   long long run_new, struct strbuf *out)
+long long series_job_previous_run(struct db *db, long long series_id,
+				  long long run_new, long long *prev_series,
+				  int *prev_version)
 {
-	long long prev = db_int(db, 0, "SELECT coalesce(previous_id, 0) FROM "
-				"series WHERE id = ?", "i", series_id);
-	long long prev_run;
-	struct run_comparison rc;
+	long long prev = 0, run = 0;
 
+	*prev_series = 0;
+	*prev_version = 0;
+	if (db_int_checked(db, &prev, "SELECT previous_id FROM series WHERE "
+			   "id = ?", "i", series_id) < 0)
+		return -1;
 	if (!prev)
-		return;
+		return 0;
+	*prev_series = prev;
+	*prev_version = (int)db_int(db, 0, "SELECT version FROM series WHERE "
+				    "id = ?", "i", prev);
 	/* modes and set-ups are never mixed: same clock, workloads, VM */
 	/* the run that stood for the last step of a finished job of it */
-	prev_run = db_int(db, 0,
+	if (db_int_checked(db, &run,
 		"SELECT r.id FROM job_steps t JOIN jobs j ON j.id = t.job_id "
 		"JOIN series s ON s.id = j.series_id JOIN runs r ON r.id = "
 		"t.run_id JOIN runs n ON n.id = ? WHERE j.series_id = ? AND "
@@ -76,11 +78,29 @@ static void print_versions(struct db *db, long long series_id,
 		"AND r.status = 'ok' AND r.clock = n.clock AND r.accel = "
 		"n.accel AND r.workloads = n.workloads AND r.params = n.params "
 		"AND r.nvdimm_mib = n.nvdimm_mib AND r.vcpus = n.vcpus ORDER BY "
-		"j.id DESC LIMIT 1", "ii", run_new, prev);
+		"j.id DESC LIMIT 1", "ii", run_new, prev) < 0)
+		return -1;
+	return run;
+}
+
+/* vN against vN-1, when there is a previous version */
+static void print_versions(struct db *db, long long series_id,
+			   long long run_new, struct strbuf *out)
+{
+	long long prev, prev_run;
+	struct run_comparison rc;
+	int version;
+
+	prev_run = series_job_previous_run(db, series_id, run_new, &prev,
+					   &version);
+	if (!prev)
+		return;
 	strbuf_addf(out, "\nthis version against the previous one (series "
-		    "#%lld, v%lld):\n", prev,
-		    db_int(db, 0, "SELECT version FROM series WHERE id = ?",
-			   "i", prev));
+		    "#%lld, v%d):\n", prev, version);
+	if (prev_run < 0) {
+		strbuf_addf(out, "  cannot be read: %s\n", last_error());
+		return;
+	}
 	if (!prev_run) {
 		strbuf_addstr(out, "  not measured yet the same way (clock, "
 			      "workloads, VM): run mmci test-series on it "

@@ -83,6 +83,19 @@ int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o);
 
 /*
+ * series_job_previous_run() - vN-1 for "this version against the
+ * previous one": the run that stood for the last step of the newest
+ * finished job of the previous version, measured the same way as
+ * @run_new (clock, accelerator, workloads, parameters, VM).
+ * @prev_series, @prev_version: the previous version (0 when none)
+ * Return: its run id; 0 when there is no previous version or it was not
+ * measured the same way; -1 after error().
+ */
+long long series_job_previous_run(struct db *db, long long series_id,
+				  long long run_new, long long *prev_series,
+				  int *prev_version);
+
+/*
  * series_job_profile_targets() - the comparisons of a job worth a
  * profile: each patch's own step that moved a metric, regressions first,
  * at most PROFILE_MAX_STEPS; without per-patch steps the series as a

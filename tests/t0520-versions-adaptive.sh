@@ -105,6 +105,18 @@ test_expect 'v2 is linked to v1 and measured against v1'"'"'s icount run (not th
 	! grep -q "^fsdax .* rebind_memmap .* worse$" vs
 '
 
+test_expect 'the mail of v2 says v2 against v1, the moved metrics only' '
+	j=$(sql "SELECT max(id) FROM jobs WHERE series_id = 3") &&
+	"$MMCI" report --job "$j" --force > rep.out 2>&1 || { cat rep.out; exit 1; }
+	p=$(sql "SELECT path FROM mails ORDER BY id DESC LIMIT 1") &&
+	[ -f "$p" ] &&
+	sed -n "/^This version against v1 (run #[0-9]* against run #[0-9]*): /,/^\$/p" "$p" > vmail &&
+	cat vmail &&
+	grep -q "^This version against v1 .*: BETTER" vmail &&
+	grep -A1 "^  fsdax align=2M,map=dev rebind_memmap (ms)$" vmail |
+		grep -q "  better$"
+'
+
 test_expect 'v2 against its base: no regression, the claims are checked' '
 	sed -n "1,/^this version against/p" v2.out > base.part &&
 	! grep -q "^fsdax .* rebind_memmap .* worse$" base.part &&
