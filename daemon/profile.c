@@ -609,6 +609,14 @@ static double per_window(long long v, long long windows)
 	return windows ? (double)v / windows : 0;
 }
 
+double profile_noise_floor(const struct profile_diff *d)
+{
+	double f = PROFILE_NOISE_FLOOR * per_window(d->base_insns,
+						    d->base_windows);
+
+	return f > 1 ? f : 1;
+}
+
 double profile_diff_total(const struct profile_diff *d)
 {
 	return per_window(d->cand_insns, d->cand_windows) -
@@ -638,15 +646,16 @@ void profile_diff_format(const struct profile_diff *d, int max_lines,
 			 double min_share, double metric_ns,
 			 struct strbuf *out)
 {
-	double top, total = profile_diff_total(d);
+	double top, floor, total = profile_diff_total(d);
 	int lines = 0, one_sided = 0;
 	size_t i;
 
 	if (!d->nr)
 		return;
+	floor = profile_noise_floor(d);
 	top = fabs(per_window(d->funcs[0].cand, d->cand_windows) -
 		   per_window(d->funcs[0].base, d->base_windows));
-	if (top < 1)
+	if (top < floor)
 		return;
 	for (i = 0; i < d->nr && lines < max_lines; i++) {
 		const struct profile_func *f = &d->funcs[i];
@@ -654,7 +663,7 @@ void profile_diff_format(const struct profile_diff *d, int max_lines,
 		double c = per_window(f->cand, d->cand_windows);
 		struct strbuf num = STRBUF_INIT;
 
-		if (fabs(c - b) < min_share * top || fabs(c - b) < 1)
+		if (fabs(c - b) < min_share * top || fabs(c - b) < floor)
 			break;
 		add_grouped(&num, c - b, 1);
 		strbuf_addf(out, "  %14s  ", num.buf);

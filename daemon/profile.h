@@ -77,6 +77,17 @@ int profile_diff(struct db *db, long long base_id, long long cand_id,
 		 struct profile_diff *d);
 void profile_diff_release(struct profile_diff *d);
 
+/*
+ * The smallest change of a function a report names, per window: 0.001 %
+ * of the base's instructions per window, at least 1. Two builds whose
+ * code differs only in comments still place the kernel's data a little
+ * differently, and the guest's page cache and LRU lists then take a few
+ * different branches: 18 instructions in 10.5 million per write were
+ * seen (tests/t0545). A real change of the code measured is far above.
+ */
+#define PROFILE_NOISE_FLOOR 1e-5
+double profile_noise_floor(const struct profile_diff *d);
+
 /* change per window of the whole profile, in instructions */
 double profile_diff_total(const struct profile_diff *d);
 

@@ -2504,14 +2504,14 @@ static void profile_bars(struct page *pg, const struct profile_diff *d,
 		double c = (double)d->funcs[i].cand / d->cand_windows -
 			   (double)d->funcs[i].base / d->base_windows;
 
-		if (fabs(c) < 1)
+		if (fabs(c) < profile_noise_floor(d))
 			break;
 		if (fabs(c) > top)
 			top = fabs(c);
 		pos |= c > 0;
 		neg |= c < 0;
 	}
-	if (!n || top < 1)
+	if (!n || top < profile_noise_floor(d))
 		return;
 	half = PROFILE_SVG_W - PROFILE_SVG_LABEL - margin;
 	if (pos && neg)
@@ -2574,7 +2574,7 @@ static void profile_table(struct page *pg, const struct profile_diff *d,
 		double b = (double)f->base / d->base_windows;
 		double c = (double)f->cand / d->cand_windows;
 
-		if (fabs(c - b) < 1)
+		if (fabs(c - b) < profile_noise_floor(d))
 			break;
 		strbuf_addstr(&pg->out, "<tr><td>");
 		html_esc(&pg->out, f->name);

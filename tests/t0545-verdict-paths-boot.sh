@@ -10,10 +10,23 @@
 # kernel's own time, exact under icount) and the same claim check, in
 # the command's output, `mmci show job` and the mail. The kernels of
 # patches 1-3 are t0510's; 4/4's tree is new (a cache hit in ccache).
+#
+# The profiles (profile.h) ride on the same kernels: 2/4 and 4/4 moved a
+# metric, so their steps are booted once more with QEMU's counting
+# plugin; the profile must name the function the patches change
+# (memmap_init_zone_device, into which the static check is inlined) with
+# a delta that accounts for the whole change within 1 %, name nothing
+# for the comment-only 1/4, and be the same on the daemon's path, which
+# reuses the profiles of runs of the same builds instead of booting.
+# Last, the resolution case: kernel-patches/examples/memmap-tiny.mbox
+# adds 0.05 % of work; the jiffy metric must not see it, the ns metric
+# must, by the same amount in every rebind.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and the reuse of an icount base: pin TCG
 export MMCI_ACCEL=tcg
+# the profiles are part of what must be the same on every path
+export MMCI_PROFILE=1
 
 export MMCI_DATA="$SRC/var"
 export MMCI_TREE="$SRC/var/linux"
@@ -33,7 +46,9 @@ same_part() {
 	sed -E -e 's/(run|job) #[0-9]+/\1 #N/g' "$1" |
 	sed -n -e "/^verdict: /p" \
 		-e "/^fsdax align=2M,map=dev rebind_memmap (ms):/,/^\$/p" \
-		-e "/^claimed vs measured/,/^\$/p" |
+		-e "/^claimed vs measured/,/^\$/p" \
+		-e "/^patch [0-9]\/4, fsdax .* instructions per write/p" \
+		-e "/^  *[-+][0-9,]*  [a-z_]/p" |
 	awk '!/^verdict: / || !seen++'	# the command says it twice
 }
 
@@ -54,6 +69,49 @@ test_expect 'fresh: every step booted; MIXED, patch 2 named first' '
 	grep -q "(patch 4.s own step): agrees$" fresh.out
 '
 
+# the median of run $1's samples of metric $2
+median() {
+	sql "SELECT value FROM samples s JOIN boots b ON b.id = s.boot_id
+	     WHERE s.run_id = $1 AND s.metric = \"$2\" AND b.status = \"ok\"
+	     ORDER BY value LIMIT 1 OFFSET (SELECT count(*) / 2 FROM samples
+	     WHERE run_id = $1 AND metric = \"$2\")"
+}
+
+# "patch 2/4, fsdax align=2M,map=dev: +N instructions per write (+X %)"
+# then "    +M  memmap_init_zone_device +Y %": M within 1 % of N
+profile_accounts() {
+	total=$(sed -n "s/^patch $1\/4, fsdax [^:]*: \([-+][0-9,]*\) instructions per write.*/\1/p" "$2" | tr -d ,) &&
+	func=$(sed -n "/^patch $1\/4, fsdax/,/^patch/p" "$2" |
+		sed -n "s/^  *\([-+][0-9,]*\)  memmap_init_zone_device .*/\1/p" |
+		head -1 | tr -d ,) &&
+	echo "patch $1/4: total $total, memmap_init_zone_device $func" &&
+	[ -n "$total" ] && [ -n "$func" ] &&
+	case "$3" in +) [ "$total" -gt 0 ] ;; -) [ "$total" -lt 0 ] ;; esac &&
+	awk -v t="$total" -v f="$func" "BEGIN {
+		d = t - f; if (d < 0) d = -d; if (t < 0) t = -t
+		exit !(d <= 0.01 * t) }"
+}
+
+test_expect 'the profile names the function each moving patch changed' '
+	grep -A12 "^where the instructions went" fresh.out &&
+	profile_accounts 2 fresh.out + &&
+	profile_accounts 4 fresh.out - &&
+	# the counts and the timed writes agree: no line says they part
+	! grep -q "ns a write, timed writes" fresh.out &&
+	# profiled: the runs of steps 1 and 2 (around 2/4) and 3 and 4
+	# (around 4/4; 3/4 changes only documentation, a build of its own)
+	[ "$(sql "SELECT count(*) FROM profiles WHERE status = \"ok\"")" = 4 ] &&
+	[ "$(sql "SELECT count(*) FROM profile_funcs WHERE insns <= 0")" = 0 ]
+'
+
+test_expect 'the comment-only patch 1/4: the profile names nothing' '
+	r0=$(sql "SELECT run_id FROM job_steps WHERE job_id = 1 AND upto = 0") &&
+	r1=$(sql "SELECT run_id FROM job_steps WHERE job_id = 1 AND upto = 1") &&
+	"$MMCI" profile "$r1" "$r0" > noop.out 2> err || { cat err; exit 1; }
+	cat noop.out &&
+	grep -qx "  no function moved" noop.out
+'
+
 test_expect 'the daemon runs it again, on the first job'\''s base run' '
 	sql "INSERT INTO jobs (kind, series_id, series_ref, status, created_at)
 	     VALUES (\"series\", 1, \"debian-6.12\", \"queued\",
@@ -71,7 +129,10 @@ test_expect 'the daemon runs it again, on the first job'\''s base run' '
 	sql "SELECT note FROM job_steps WHERE job_id = 2 AND upto = 0" |
 		grep -qx "run #1 of job #1, same build and set-up (icount)" &&
 	[ "$(sql "SELECT count(*) FROM boots b JOIN runs r ON r.id = b.run_id
-	     WHERE r.job_id = 2")" = 4 ]
+	     WHERE r.job_id = 2")" = 4 ] &&
+	# its runs are of the same builds and set-up: their profiles stand
+	# (four of job 1 and the base, profiled for the comment-only case)
+	[ "$(sql "SELECT count(*) FROM profiles")" = 5 ]
 '
 
 test_expect 'the same verdict, table and claims, in output, show and mail' '
@@ -97,10 +158,36 @@ test_expect 'the same verdict, table and claims, in output, show and mail' '
 	grep -q "^verdict: $V" e
 '
 
+test_expect '0.05 % more work: the ns metric sees it, the jiffy one not' '
+	"$MMCI" test-series "$SRC/kernel-patches/examples/memmap-tiny.mbox" \
+		--base debian-6.12 $RUNOPTS > tiny.out 2> err ||
+		{ tail -30 err; exit 1; }
+	cat tiny.out &&
+	j=$(sql "SELECT max(id) FROM jobs") &&
+	b=$(sql "SELECT run_id FROM job_steps WHERE job_id = $j AND upto = 0") &&
+	n=$(sql "SELECT run_id FROM job_steps WHERE job_id = $j AND upto = 1") &&
+	ms_b=$(median $b rebind_memmap) && ms_n=$(median $n rebind_memmap) &&
+	ns_b=$(median $b rebind_memmap_ns) && ns_n=$(median $n rebind_memmap_ns) &&
+	sp=$(sql "SELECT max(value) - min(value) FROM samples WHERE run_id = $b
+	     AND metric = \"rebind_memmap_ns\"") &&
+	echo "rebind_memmap $ms_b -> $ms_n ms; rebind_memmap_ns $ns_b -> $ns_n ns (spread $sp ns)" &&
+	[ "$ms_b" = "$ms_n" ] &&
+	awk -v b="$ns_b" -v n="$ns_n" -v sp="$sp" "BEGIN {
+		p = 100 * (n - b) / b; print \"ns change: \" p \" %\"
+		exit !(p > 0.02 && p < 0.1 && sp < (n - b) / 2) }" &&
+	grep -q "rebind_memmap_ns" tiny.out &&
+	# the profile of the two runs names the function, and nothing else
+	"$MMCI" profile "$n" "$b" > tinyprof.out 2> err || { cat err; exit 1; }
+	cat tinyprof.out &&
+	sed -n "2,\$p" tinyprof.out | grep "^  *+[0-9,]*  " > moved &&
+	[ "$(wc -l < moved)" -ge 1 ] &&
+	head -1 moved | grep -q "  memmap_init_zone_device "
+'
+
 test_expect 'every run recorded the host it ran on (hostfacts.h)' '
 	[ "$(sql "SELECT count(*) FROM runs WHERE status = \"ok\" AND
 	     json_extract(host_facts, \"$.kernel\") = \"$(uname -r)\" AND
-	     json_extract(host_facts, \"$.cpu\") <> \"\" AND load_end >= 0")" = 9 ] &&
+	     json_extract(host_facts, \"$.cpu\") <> \"\" AND load_end >= 0")" = 10 ] &&
 	[ "$(sql "SELECT count(*) FROM boots WHERE guests_beside IS NULL")" = 0 ]
 '
 
