@@ -64,7 +64,7 @@ endif
 LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
-	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/aim.o daemon/tree.o daemon/apply.o \
+	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/inbox.o daemon/aim.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/profile.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \

@@ -6,6 +6,8 @@
  *   mmci ingest series MSGID         a thread from lore, as t.mbox.gz
  *   mmci ingest FILE                 a thread from a local mbox (or .gz)
  *   mmci ingest discover             new mm series from the list's feed
+ *   mmci ingest inbox                every new mm series, from the list's
+ *                                    public-inbox git history (inbox.c)
  *
  * A thread is stored whole (every mail, with the reason it was odd) and
  * the series found in it is stored even when patches are missing: ingest
@@ -22,6 +24,7 @@
 #include "discover.h"
 #include "fetch.h"
 #include "fsutil.h"
+#include "inbox.h"
 #include "ingest.h"
 #include "job.h"
 #include "notice.h"
@@ -37,6 +40,9 @@ static const char ingest_usage[] =
 	"       mmci ingest FILE\n"
 	"       mmci ingest discover [--feed URL] [--filter REGEX]...\n"
 	"       mmci ingest commits [--feed URL]\n"
+	"       mmci ingest inbox [--url URL] [--name NAME] [--start tip|all] "
+	"[--reset]\n"
+	"                         [--filter REGEX]...\n"
 	"\n"
 	"'series' fetches the thread of MSGID as t.mbox.gz from a\n"
 	"public-inbox (lore) and stores every mail and the series in it;\n"
@@ -62,6 +68,25 @@ static const char ingest_usage[] =
 	"                   MMCI_DISCOVER_PATHS, blank-separated); mm/,\n"
 	"                   include/linux/mm*, drivers/nvdimm/, drivers/dax/,\n"
 	"                   drivers/virtio/virtio_mem* always count\n"
+	"\n"
+	"'inbox' follows the list through its public-inbox v2 git history,\n"
+	"as a mirror does: it fetches the inbox's epochs (URL/git/N.git)\n"
+	"into <data>/fetch/inbox/NAME and reads every message after its\n"
+	"mark, oldest first. A series is taken when its cover letter and all\n"
+	"its patches are there, or MMCI_SERIES_WAIT_S seconds after its first\n"
+	"mail (what never arrived is noted); kept as 'discover' keeps it,\n"
+	"one job per series whichever source found it.\n"
+	"\n"
+	"  --url URL        the inbox (" INBOX_DEFAULT_URL ";\n"
+	"                   env MMCI_INBOX_URL)\n"
+	"  --name NAME      its name, for the mark and the mirror (default\n"
+	"                   the URL's last part; env MMCI_INBOX_NAME)\n"
+	"  --start tip|all  where a new mark starts: the newest epoch's tip\n"
+	"                   (nothing before it is read) or the first epoch's\n"
+	"                   first message (env MMCI_INBOX_START; tip)\n"
+	"  --reset          forget the mark first (a message read before is\n"
+	"                   still not taken twice)\n"
+	"  --filter REGEX   as for 'discover'\n"
 	"\n"
 	"'commits' polls the mm-commits list's feed (" COMMITS_DEFAULT_FEED
 	";\n"
@@ -280,12 +305,13 @@ static int discover_entry(struct db *db, const struct mmci_config *cfg,
 		goto out;
 	if (rc) {
 		t.decision = xstrdup("kept");
-		strbuf_addstr(&t.paths, "(a mail of a series discovered before)");
+		strbuf_addstr(&t.paths,
+			      "(a mail of a series discovered before)");
 		goto decided;
 	}
 	if (!same_origin(feed, turl)) {
-		t.decision = xstrfmt("error: the link '%s' is not on the feed's "
-				     "server", e->link);
+		t.decision = xstrfmt("error: the link '%s' is not on the "
+				     "feed's server", e->link);
 		goto decided;
 	}
 	if (fetch_url(cfg, turl, fo, &res) < 0) {
@@ -385,8 +411,8 @@ out:
 
 /*
  * One entry of the mm-commits feed: its thread fetched and stored, the
- * notices in it linked to the stored patches (discover_store_thread()). An entry
- * seen before is not fetched again, unless it failed fewer than
+ * notices in it linked to the stored patches (discover_store_thread()).
+ * An entry seen before is not fetched again, unless it failed fewer than
  * DISCOVER_MAX_ATTEMPTS times. 1 stored, 0 seen, -1 failed (said).
  */
 static int commits_entry(struct db *db, const struct mmci_config *cfg,
@@ -583,6 +609,94 @@ out:
 	return ret;
 }
 
+static int parse_start(const char *v)
+{
+	if (!v || !*v || !strcmp(v, "tip"))
+		return 0;
+	if (!strcmp(v, "all"))
+		return 1;
+	return -1;
+}
+
+/*
+ * `mmci ingest inbox`: one pass over the list's public-inbox history
+ * (inbox.c), the series it completes stored and queued as discover's.
+ */
+static int ingest_inbox(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "url", required_argument, NULL, 'u' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "start", required_argument, NULL, 's' },
+		{ "reset", no_argument, NULL, 'r' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct inbox_opts o = { 0 };
+	struct inbox_stats st;
+	struct path_filter f;
+	struct mmci_config cfg;
+	struct db db;
+	const char *start = getenv("MMCI_INBOX_START");
+	int c, ret = 129;
+
+	o.url = getenv("MMCI_INBOX_URL");
+	if (!o.url || !*o.url)
+		o.url = INBOX_DEFAULT_URL;
+	o.name = getenv("MMCI_INBOX_NAME");
+	path_filter_init(&f);
+	if (add_env_filters(&f) < 0)
+		goto usage_out;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u': o.url = optarg; break;
+		case 'n': o.name = optarg; break;
+		case 's': start = optarg; break;
+		case 'r': o.reset = 1; break;
+		case 'F':
+			if (path_filter_add(&f, optarg) < 0)
+				goto usage_out;
+			break;
+		case 'h':
+			fputs(ingest_usage, stdout);
+			ret = 0;
+			goto usage_out;
+		default:
+			fputs(ingest_usage, stderr);
+			goto usage_out;
+		}
+	}
+	if (argc != optind) {
+		fputs(ingest_usage, stderr);
+		goto usage_out;
+	}
+	o.start_all = parse_start(start);
+	if (o.start_all < 0) {
+		error("--start wants 'tip' or 'all', not '%s'", start);
+		goto usage_out;
+	}
+	o.filter = &f;
+	/* defaults and range in config.c; a bad value die()s, naming it */
+	o.wait_s = config_number("MMCI_SERIES_WAIT_S");
+	setup_command(&cfg, &db);
+	ret = inbox_follow(&db, &cfg, &o, &st) < 0 ? 1 : 0;
+	printf("inbox: %zu message(s) read (%zu read before), mark in epoch "
+	       "%d; %zu series mail(s), %zu repl%s, %zu other(s), %zu "
+	       "refused, %zu late; series: %zu queued (%zu with mails "
+	       "missing), %zu skipped, %zu superseded, %zu failed, %zu "
+	       "waiting\n", st.read, st.seen, st.epoch, st.mails, st.replies,
+	       st.replies == 1 ? "y" : "ies", st.others, st.refused, st.late,
+	       st.queued, st.partial, st.skipped, st.superseded, st.failed,
+	       st.waiting);
+	db_close(&db);
+	config_release(&cfg);
+usage_out:
+	path_filter_release(&f);
+	return ret;
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "tree"))
@@ -593,6 +707,8 @@ int cmd_ingest(int argc, char **argv)
 		return ingest_discover(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "commits"))
 		return ingest_commits(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "inbox"))
+		return ingest_inbox(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") ||
 			  !strcmp(argv[1], "--help"))) {
 		fputs(ingest_usage, stdout);

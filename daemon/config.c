@@ -147,6 +147,7 @@ struct setting_def {
 
 static const char *const source_words[] = { "discover", "tree", "commits",
 					     NULL };
+static const char *const inbox_start_words[] = { "tip", "all", NULL };
 static const char *const accel_words[] = { "kvm", "tcg", NULL };
 
 /*
@@ -189,6 +190,10 @@ static const struct setting_def settings[] = {
 	{ "MMCI_KVM_DEADLINE_S", SETTING_NUMBER, 10, 1, 600, NULL },
 	{ "MMCI_VERBOSE", SETTING_NUMBER, 1, 0, 2, NULL },
 	{ "MMCI_SOURCES", SETTING_WORDS, 0, 0, 0, source_words },
+	/* inbox.c: how long a series waits for its missing mails */
+	{ "MMCI_SERIES_WAIT_S", SETTING_NUMBER, 3600, 0, 7 * 86400, NULL },
+	/* inbox.c: where a new mark starts */
+	{ "MMCI_INBOX_START", SETTING_WORD, 0, 0, 0, inbox_start_words },
 	{ "MMCI_ACCEL", SETTING_WORD, 0, 0, 0, accel_words },
 };
 

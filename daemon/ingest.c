@@ -869,6 +869,11 @@ static char *norm_title(const char *title)
 	return strbuf_detach(&sb, NULL);
 }
 
+char *ingest_norm_title(const char *title)
+{
+	return norm_title(title);
+}
+
 /* the lower-case address of "Name <a@b>" (or of a bare address) */
 static char *author_email(const char *author)
 {

@@ -158,6 +158,15 @@ void ingest_report_release(struct ingest_report *rep);
 int ingest_link_versions(struct db *db, const struct loaded_series *ls,
 			 struct ingest_report *rep);
 
+/**
+ * ingest_norm_title() - the key of a series' title across its versions
+ * @title: a title without its tags
+ *
+ * Return: @title in lower case, blanks collapsed (series.norm_title);
+ * caller frees.
+ */
+char *ingest_norm_title(const char *title);
+
 /* the links of a cover letter kept per series (series_links) */
 #define INGEST_MAX_CHANGELOG_LINKS 64
 
