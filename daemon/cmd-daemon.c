@@ -9,9 +9,10 @@
  * SIGTERM is answered at once:
  *   - every MMCI_POLL_S seconds, poll the sources, one child at a time:
  *     `mmci ingest discover` (new series on the list: queues 'series'
- *     jobs), `mmci ingest tree` (new heads: queues 'nightly' jobs) and
- *     `mmci ingest commits` (akpm's mm-commits notices, linked to the
- *     stored patches),
+ *     jobs), `mmci ingest inbox` (the same, every message of the list
+ *     from its public-inbox history), `mmci ingest tree` (new heads:
+ *     queues 'nightly' jobs) and `mmci ingest commits` (akpm's
+ *     mm-commits notices, linked to the stored patches),
  *     each killed after MMCI_POLL_TIMEOUT_S (1800 s), its output in
  *     <data>/jobs/poll-<source>.log; then one `mmci report --retry`
  *     child sends the mails the SMTP server did not take;
@@ -80,7 +81,9 @@ static const char daemon_usage[] =
 	"  MMCI_POLL_S=300           seconds between polls of the sources\n"
 	"  MMCI_POLL_TIMEOUT_S=1800  a poll still running then is killed\n"
 	"  MMCI_SOURCES=discover,tree,commits  what to poll ('' for\n"
-	"                            nothing); commits: mm-commits' notices\n"
+	"                            nothing); commits: mm-commits' notices;\n"
+	"                            inbox: each message of the list, from\n"
+	"                            its public-inbox git (MMCI_INBOX_URL)\n"
 	"  MMCI_BASE_BRANCHES=mm-unstable,mm-new, then MMCI_BASE=debian-6.12:\n"
 	"                            a series' base when its base-commit is\n"
 	"                            not in the tree after MMCI_BASE_WAIT_S\n"
@@ -656,7 +659,7 @@ static void queue_polls(struct daemon *d)
 	for (w = strtok_r(list.buf, ", \t", &save); w;
 	     w = strtok_r(NULL, ", \t", &save)) {
 		if (strcmp(w, "discover") && strcmp(w, "tree") &&
-		    strcmp(w, "commits")) {
+		    strcmp(w, "commits") && strcmp(w, "inbox")) {
 			log_warnx("MMCI_SOURCES: unknown source '%s'", w);
 			continue;
 		}
@@ -697,9 +700,11 @@ static void run_polls(struct daemon *d)
 	t->limit_s = config_number("MMCI_POLL_TIMEOUT_S");
 	what = xstrfmt("polling '%s'", w);
 	/*
-	 * Mail and feeds are parsed as the service user; the tree's fetch
-	 * (libgit2, from the configured remote into root's kernel tree,
-	 * which the builds read) stays root's.
+	 * Mail and feeds are parsed as the service user, and so is the
+	 * inbox's history (its mirrors are below <data>/fetch, which is
+	 * that user's); the tree's fetch (libgit2, from the configured
+	 * remote into root's kernel tree, which the builds read) stays
+	 * root's.
 	 */
 	task_start(t, what, 0, strcmp(w, "tree") ? &d->su : NULL);
 	free(what);

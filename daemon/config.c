@@ -146,7 +146,7 @@ struct setting_def {
 };
 
 static const char *const source_words[] = { "discover", "tree", "commits",
-					     NULL };
+					     "inbox", NULL };
 static const char *const inbox_start_words[] = { "tip", "all", NULL };
 static const char *const accel_words[] = { "kvm", "tcg", NULL };
 

@@ -450,6 +450,20 @@ test_expect 'a new mark starts at the tip by default: nothing before it read' '
 	[ "$(sqlite3 "$TRASH/tip.db" "SELECT count(*) FROM jobs")" = 0 ]
 '
 
+test_expect 'the daemon polls it as source "inbox" (as the service user, when root)' '
+	mkdir -p daemon && chmod 755 daemon &&
+	MMCI_DB="$TRASH/daemon/mmci.db" MMCI_DATA="$TRASH/daemon/var" \
+	MMCI_SOURCES=inbox MMCI_INBOX_URL="$URL" MMCI_USER=${MMCI_USER:-mmci} \
+		"$MMCI" daemon --once --no-web > daemon.out 2> daemon.err &&
+	cat daemon.out daemon.err daemon/var/jobs/poll-inbox.log &&
+	tip=$(git -C "$INBOX/git/1.git" rev-parse refs/heads/master) &&
+	grep -qx "inbox linux-mm: a new mark at the tip of epoch 1 ($tip): the history before it is not read (--start=all reads it)" daemon/var/jobs/poll-inbox.log &&
+	[ "$(sqlite3 daemon/mmci.db "SELECT epoch || \" \" || commit_id FROM inbox_marks")" = "1 $tip" ] &&
+	if [ "$(id -u)" = 0 ]; then
+		[ -z "$(find daemon/var/fetch/inbox -not -user "${MMCI_USER:-mmci}")" ]
+	fi
+'
+
 test_expect 'the feed (this public-inbox'\''s new.atom) and the inbox find one series: one job' '
 	# a reply in the thread: the thread discover fetches is not the mbox
 	# of cover and patches the inbox makes, so two series rows

@@ -16,7 +16,7 @@ PACKAGES="
 	busybox-static linux-source-6.12 linux-image-cloud-amd64
 	git
 	clang libclang-rt-14-dev
-	nginx-light python3 curl
+	nginx-light python3 curl public-inbox
 	libxml2-dev
 	libglib2.0-dev libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox
 	acl util-linux
