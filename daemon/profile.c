@@ -260,7 +260,8 @@ static int store_counts(struct prof *p, struct db *db, long long pid,
 		fs[nr].insns = count;
 		nr++;
 	}
-	qsort(fs, nr, sizeof(*fs), cmp_funcsum);
+	if (nr)
+		qsort(fs, nr, sizeof(*fs), cmp_funcsum);
 	for (i = 0; i < MAX_KINDS; i++) {
 		if (!p->kinds[i].seen)
 			continue;
@@ -587,7 +588,8 @@ int profile_diff(struct db *db, long long base_id, long long cand_id,
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return -1;
-	qsort(d->funcs, d->nr, sizeof(*d->funcs), cmp_change);
+	if (d->nr)
+		qsort(d->funcs, d->nr, sizeof(*d->funcs), cmp_change);
 	return 0;
 }
 

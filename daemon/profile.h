@@ -18,6 +18,8 @@
 #ifndef MMCI_PROFILE_H
 #define MMCI_PROFILE_H
 
+#include <stddef.h>
+
 struct db;
 struct mmci_config;
 struct run_comparison;
