@@ -101,7 +101,8 @@ static int lock_inbox(struct inbox *in)
 	char *path = xstrfmt("%s/lock", in->dir);
 	int ret = 0;
 
-	in->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* read-only: a lock file root made opens for the service user too */
+	in->lock_fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (in->lock_fd < 0)
 		ret = error_errno("cannot open '%s'", path);
 	else if (flock(in->lock_fd, LOCK_EX | LOCK_NB) < 0)
