@@ -83,8 +83,9 @@ test_expect 'two boots of each: first bind becomes comparable' '
 test_expect 'a workload the kernel lacks: recorded error, the others run' '
 	run_small --workloads fsdax,vmap,vmalloc --label lacks > out5 &&
 	id=$(sed -n "s/^run #\([0-9]*\): ok/\1/p" out5) &&
+	# first bind and 4 rebinds: wall, jiffy and ns each
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
-	     workload = \"fsdax\"")" = 10 ] &&
+	     workload = \"fsdax\"")" = 15 ] &&
 	[ "$(sql "SELECT count(*) FROM samples WHERE run_id = $id AND
 	     workload IN (\"vmap\", \"vmalloc\")")" = 0 ] &&
 	sql "SELECT workload || \": \" || message FROM events WHERE
