@@ -282,7 +282,8 @@ static int read_manifest(struct inbox *in, int **epochs, size_t *nr)
 		ALLOC_GROW(*epochs, *nr + 1, alloc);
 		(*epochs)[(*nr)++] = e;
 	}
-	qsort(*epochs, *nr, sizeof(**epochs), cmp_int);
+	if (*nr)	/* qsort(NULL, 0, ...) is undefined (UBSan says so) */
+		qsort(*epochs, *nr, sizeof(**epochs), cmp_int);
 	for (i = k = 0; i < *nr; i++)
 		if (!k || (*epochs)[k - 1] != (*epochs)[i])
 			(*epochs)[k++] = (*epochs)[i];
@@ -788,13 +789,14 @@ static int resume_point(struct inbox *in, git_repository *repo,
 		if (!rc)
 			continue;
 		id = message_key(&raw, &blob);
-		if (db_int_checked(in->db, &found, "SELECT 1 FROM inbox_read "
-				   "WHERE inbox = ? AND message_id = ?", "tt",
-				   in->name, id) < 0) {
+		rc = db_int_checked(in->db, &found, "SELECT 1 FROM inbox_read "
+				    "WHERE inbox = ? AND message_id = ?", "tt",
+				    in->name, id);
+		if (rc < 0) {
 			free(id);
 			goto out;
 		}
-		if (found) {
+		if (rc) {
 			git_oid_cpy(out, &oid);
 			*msgid = id;
 			ret = 1;
