@@ -192,7 +192,7 @@ test_expect 'the report reached the SMTP server, threaded under the cover letter
 	grep -qx "References: <$COVER>" h &&
 	# the subject keeps its verdict whole within 100 characters; the
 	# title before it may be shortened
-	grep -q "^Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: .*: fsdax\.[a-z_]*rebind_memmap\(_ns\)\{0,1\} +6[0-9.]*% regression$" h &&
+	grep -q "^Subject: \[mmci\] \[PATCH 0/2\] mm/mm_init: .*: fsdax\.[a-z_]*memmap\(_ns\)\{0,1\} +6[0-9.]*% regression$" h &&
 	grep -qx "To: mmci demo <mmci-demo@example.org>" h &&
 	grep -q "^Cc: Andrew Morton <akpm@example.org>, linux-mm@example.org$" h &&
 	grep -qi "rcpt akpm@example.org" "${m%.eml}.env" &&

@@ -59,7 +59,7 @@ test_expect 'a bad number or word in the environment: refused, named' '
 	refused MMCI_KVM_DEADLINE_S=601 \
 		"MMCI_KVM_DEADLINE_S=.601. is not a whole number in 1\.\.600" &&
 	refused MMCI_SOURCES=discover,trees \
-		"MMCI_SOURCES=.discover,trees. is not a list of .discover., .tree. or .commits." &&
+		"MMCI_SOURCES=.discover,trees. is not a list of .discover., .tree., .commits. or .inbox." &&
 	refused MMCI_ACCEL=kmv "MMCI_ACCEL=.kmv. is not .kvm. or .tcg. (or empty)" &&
 	[ ! -e "$MMCI_DB" ]
 '

@@ -381,7 +381,7 @@ test_expect 'series 1: its regression, under the cover letter, to its author and
 	mail_to "\[mmci\] \[PATCH 0/2\] mm/mm_init: " s1 &&
 	grep -qx "In-Reply-To: <$COVER1>" s1.h &&
 	grep -qx "References: <$COVER1>" s1.h &&
-	grep -q "^Subject: .*rebind_memmap\(_ns\)\{0,1\} +[0-9.]*% regression$" s1.h &&
+	grep -q "^Subject: .*memmap\(_ns\)\{0,1\} +[0-9.]*% regression$" s1.h &&
 	grep -qx "To: mmci demo <mmci-demo@example.org>" s1.h &&
 	grep -q "^Cc: .*linux-mm@example.org" s1.h &&
 	grep -q "^patch 2/2 mm/mm_init: verify ZONE_DEVICE" s1.body &&
