@@ -625,23 +625,28 @@ double profile_diff_total(const struct profile_diff *d)
 	       per_window(d->base_insns, d->base_windows);
 }
 
-/* 1234567.4 -> "+1,234,567" (sign always, thousands separated) */
-static void add_grouped(struct strbuf *out, double v, int sign)
+void profile_add_count(struct strbuf *out, double v, int sign,
+		       const char *minus)
 {
 	char digits[32];
 	long long n = llround(fabs(v));
 	int len, i;
 
 	len = snprintf(digits, sizeof(digits), "%lld", n);
-	if (sign)
-		strbuf_addch(out, v < 0 ? '-' : '+');
-	else if (v < 0)
-		strbuf_addch(out, '-');
+	if (v < 0)
+		strbuf_addstr(out, minus);
+	else if (sign)
+		strbuf_addch(out, '+');
 	for (i = 0; i < len; i++) {
 		strbuf_addch(out, digits[i]);
 		if ((len - i - 1) % 3 == 0 && i != len - 1)
 			strbuf_addch(out, ',');
 	}
+}
+
+static void add_grouped(struct strbuf *out, double v, int sign)
+{
+	profile_add_count(out, v, sign, "-");
 }
 
 void profile_diff_format(const struct profile_diff *d, int max_lines,

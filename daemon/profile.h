@@ -90,6 +90,14 @@ void profile_diff_release(struct profile_diff *d);
 #define PROFILE_NOISE_FLOOR 1e-5
 double profile_noise_floor(const struct profile_diff *d);
 
+/*
+ * profile_add_count() - a count with thousands separated: 1234567.4 ->
+ * "1,234,567", "+1,234,567" with @sign; a negative one after @minus
+ * ("-" in text, "&minus;" in a page)
+ */
+void profile_add_count(struct strbuf *out, double v, int sign,
+		       const char *minus);
+
 /* change per window of the whole profile, in instructions */
 double profile_diff_total(const struct profile_diff *d);
 

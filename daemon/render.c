@@ -2473,20 +2473,7 @@ static void series_setup(struct page *pg, long long series_id, long long job,
 
 static void add_count(struct strbuf *out, double v, int sign)
 {
-	char digits[32];
-	long long n = llround(fabs(v));
-	int len, i;
-
-	len = snprintf(digits, sizeof(digits), "%lld", n);
-	if (v < 0)
-		strbuf_addstr(out, "&minus;");
-	else if (sign)
-		strbuf_addch(out, '+');
-	for (i = 0; i < len; i++) {
-		strbuf_addch(out, digits[i]);
-		if ((len - i - 1) % 3 == 0 && i != len - 1)
-			strbuf_addch(out, ',');
-	}
+	profile_add_count(out, v, sign, "&minus;");
 }
 
 static void profile_bars(struct page *pg, const struct profile_diff *d,
