@@ -73,7 +73,7 @@ static void test_check(void)
 		  "1..86400" },
 		{ "MMCI_SOURCES", "discover,trees",
 		  "MMCI_SOURCES='discover,trees' is not a list of 'discover', "
-		  "'tree' or 'commits'" },
+		  "'tree', 'commits' or 'inbox'" },
 		{ "MMCI_ACCEL", "kmv",
 		  "MMCI_ACCEL='kmv' is not 'kvm' or 'tcg' (or empty)" },
 	};
