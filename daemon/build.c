@@ -591,6 +591,60 @@ static int lookup_cached(struct db *db, const char *key,
 	return found;
 }
 
+/*
+ * The stamp of a finished build: <artifacts>/mmci-build.txt, written last
+ * (temp file + rename) when a build succeeded, removed before a build of
+ * the key starts. The artifacts directory is named by the cache key, so it
+ * is the cache; a database's builds table only indexes it. A database that
+ * shares the data directory with another (a second database on one host,
+ * one restored from a backup, each test file of the suite) takes a stamped
+ * build as its own instead of building it again (build_adopt()).
+ */
+#define BUILD_STAMP "mmci-build.txt"
+
+static int stamp_write(const char *artifacts, const char *key,
+		       const char *release, int hz, const char *dot_hash,
+		       double duration_s)
+{
+	char *path = xstrfmt("%s/" BUILD_STAMP, artifacts);
+	char *body = xstrfmt("key %s\nrelease %s\nhz %d\ndotconfig %s\n"
+			     "duration_s %.1f\n", key, release, hz, dot_hash,
+			     duration_s);
+	int ret = write_file(path, body, strlen(body));
+
+	free(path);
+	free(body);
+	return ret;
+}
+
+struct build_stamp {
+	char key[41], dotconfig[41];
+	char *release;
+	int hz;
+	double duration_s;
+};
+
+/* 1 with *st filled, 0 when there is no stamp or it cannot be used */
+static int stamp_read(const char *artifacts, struct build_stamp *st)
+{
+	char *path = xstrfmt("%s/" BUILD_STAMP, artifacts);
+	struct strbuf sb = STRBUF_INIT;
+	char release[256];
+	int n = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (file_exists(path) && strbuf_read_file(&sb, path, 0) >= 0)
+		n = sscanf(sb.buf, "key %40[0-9a-f]\nrelease %255s\nhz %d\n"
+			   "dotconfig %40[0-9a-f]\nduration_s %lf\n", st->key,
+			   release, &st->hz, st->dotconfig, &st->duration_s);
+	free(path);
+	strbuf_release(&sb);
+	if (n != 5 || strlen(st->key) != 40 || strlen(st->dotconfig) != 40)
+		return 0;
+	st->release = xstrdup(release);
+	return 1;
+}
+
 /* the data directory's build lock (flock), waiting for it; -1 on error */
 static int build_lock(const char *kbuild_dir)
 {
@@ -723,13 +777,75 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 }
 
 /*
+ * A build of the key that another database made in this data directory:
+ * its stamp names the key, its image and modules are there and its
+ * .config is the one it recorded. The row is this database's own, marked
+ * as taken (duration 0, no object count) with the log of the build that
+ * made it. 1 when taken (res is set), 0 when it is to be built, -1.
+ */
+static int build_adopt(struct kbuild *k, long long series_id, int upto)
+{
+	char *artifacts = xstrfmt("%s/%s", k->cache, k->key);
+	char *cfg = xstrfmt("%s/config", artifacts);
+	char *log = xstrfmt("%s/build.log", artifacts);
+	char *image = build_image_path(artifacts);
+	char *modroot = xstrfmt("%s/modroot", artifacts);
+	struct build_stamp st;
+	char now[41];
+	int ret = 0;
+
+	if (!stamp_read(artifacts, &st))
+		goto out;
+	if (strcmp(st.key, k->key) || !file_exists(image) ||
+	    !dir_exists(modroot) || hash_file_hex(cfg, now) < 0 ||
+	    strcmp(now, st.dotconfig)) {
+		log_warnx("the stamp in '%s' does not match what is there: "
+			  "building again", artifacts);
+		goto out;
+	}
+	ret = -1;
+	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
+		   "commit_id, tree_oid, series_id, upto, config_fragment, "
+		   "config_hash, compiler, status, artifacts, log_path, "
+		   "started_at, arch, kernel_release, hz, dotconfig_hash, "
+		   "duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?, ?, "
+		   "?, ?, ?, ?, ?, 0)", "ttttIitttttdttit", k->key,
+		   k->cfg->tree_dir, k->commit_hex, k->tree_hex, series_id,
+		   (long long)upto, k->fragment, k->frag_hash, k->cc,
+		   artifacts, log, (double)time(NULL), k->arch->name,
+		   st.release, (long long)st.hz, st.dotconfig) < 0)
+		goto out;
+	k->res->id = db_last_id(k->db);
+	fill_paths(k->res, artifacts);
+	k->res->release = st.release;
+	st.release = NULL;
+	k->res->hz = st.hz;
+	k->res->cached = 1;
+	/* the two config files travel in the run's bundle (bundle.h) */
+	if (build_text_store_file(k->db, st.dotconfig, cfg) < 0 ||
+	    build_text_store_file(k->db, k->frag_hash, k->fragment) < 0)
+		warning("build #%lld: its config files are not kept for its "
+			"bundles", k->res->id);
+	ret = 1;
+out:
+	free(st.release);
+	free(artifacts);
+	free(cfg);
+	free(log);
+	free(image);
+	free(modroot);
+	return ret;
+}
+
+/*
  * The build's directories and its 'building' row, under the build lock.
  * 1 when a build of the key is cached (before or meanwhile: res is set),
  * 0 when it is to be made, -1 after error().
  */
 static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 {
-	int found = lookup_cached(k->db, k->key, k->res);
+	int found = lookup_cached(k->db, k->key, k->res), bad;
+	char *stamp;
 
 	if (found)
 		return found;
@@ -746,6 +862,9 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	if (found)
 		return found < 0 ? -1 : 2;
 	k->cache = data_path(k->cfg, "cache");
+	found = build_adopt(k, series_id, upto);
+	if (found)
+		return found < 0 ? -1 : 3;
 	k->artifacts = xstrfmt("%s/%s", k->cache, k->key);
 	/* one per fragment and arch: an x86_64 one keeps its old name */
 	if (strcmp(k->arch->name, ARCH_DEFAULT))
@@ -755,6 +874,14 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 		k->objdir = xstrfmt("%s/%.12s", k->kb, k->frag_hash);
 	k->log = xstrfmt("%s/build.log", k->artifacts);
 	if (mkdir_p(k->artifacts, 0755) < 0 || mkdir_p(k->objdir, 0755) < 0)
+		return -1;
+	/* a build that stops half-way leaves no stamp for another to take */
+	stamp = xstrfmt("%s/" BUILD_STAMP, k->artifacts);
+	bad = unlink(stamp) < 0 && errno != ENOENT;
+	if (bad)
+		error_errno("cannot remove '%s'", stamp);
+	free(stamp);
+	if (bad)
 		return -1;
 	unlink(k->log);
 	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
@@ -1060,6 +1187,10 @@ static int kbuild_record(struct kbuild *k)
 	    build_text_store_file(k->db, k->frag_hash, k->fragment) < 0)
 		warning("build #%lld: its config files are not kept for its "
 			"bundles", res->id);
+	if (stamp_write(k->artifacts, k->key, res->release, res->hz,
+			dot_hash, res->duration_s) < 0)
+		warning("build #%lld: not stamped: another database on this "
+			"data directory will build it again", res->id);
 	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
 		 res->id, res->release, res->duration_s, k->mc.objects,
 		 k->cold ? "cold" : "incremental");
@@ -1089,7 +1220,9 @@ int build_kernel(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	if (rc) {
 		progress("kernel %.12s: %s (build #%lld)", k.commit_hex,
-			 rc == 1 ? "cached" : "built meanwhile", res->id);
+			 rc == 1 ? "cached" : rc == 2 ? "built meanwhile" :
+			 "built before in this data directory, taken from "
+			 "its cache", res->id);
 		ret = 0;
 		goto out;
 	}

@@ -6,8 +6,11 @@
  * content, the base config recipe and the compiler version: asking twice
  * for the same kernel builds nothing. Artifacts live in
  * <data>/cache/<key>/: bzImage, config, modroot/ (modules_install), and
- * build.log. The object directory (make O=) is shared by all builds with
- * the same fragment, so a patch touching one file rebuilds one file.
+ * build.log, and last the stamp mmci-build.txt (key, release, HZ, .config
+ * hash): another database on the same data directory takes a stamped build
+ * as its own instead of making it again. The object directory (make O=) is
+ * shared by all builds with the same fragment, so a patch touching one
+ * file rebuilds one file.
  */
 #ifndef MMCI_BUILD_H
 #define MMCI_BUILD_H
