@@ -31,6 +31,7 @@
 
 set -u
 TEST_NAME=$(basename "$0" .sh)
+TEST_START=$(date +%s)
 # the project: the first directory above the test that holds tests/lib.sh
 # (tests/t*.sh and tests/long/t*.sh alike)
 SRC=$(cd "$(dirname "$0")" && while [ ! -f tests/lib.sh ] && [ "$PWD" != / ]; do
@@ -310,22 +311,81 @@ skip_all() {
 	exit 0
 }
 
+# test_prepared NAME COMMAND...: the database that COMMAND makes, made
+# once per suite run and copied in. icount values are the same on every
+# boot of the same kernel and set-up, so the files that need the same
+# measured job (t0500 and t0520 both measure the example series on a
+# 4 GiB NVDIMM) need not boot it twice: the first file to ask runs
+# COMMAND (with MMCI_DB set to the prepared database) under a lock in
+# $MMCI_DATA/prepared/NAME/, keeping its output and exit status; every
+# file then gets a copy of that database as its own MMCI_DB and the
+# output as NAME.out, NAME.err and NAME.rc in its trash directory, and
+# asserts on them as if it had run COMMAND itself. The boots' logs stay
+# where COMMAND wrote them (their rows name them). The key is the
+# command, the accelerator and profile settings, and the content of the
+# mmci binary, the runner, vm-images/ and kernel-patches/: any change to
+# what could change the result makes the database again. Prints which
+# of the two happened.
+test_prepared() {
+	pname=$1
+	shift
+	pdir="$MMCI_DATA/prepared/$pname"
+	pkey=$({
+		printf '%s\n' "$*" "accel ${MMCI_ACCEL:-}" "profile ${MMCI_PROFILE:-}"
+		cat "$MMCI"
+		find "$SRC/runner" "$SRC/vm-images" "$SRC/kernel-patches" -type f \
+			! -name "*.o" ! -name "*.d" | LC_ALL=C sort | xargs cat
+	} | sha1sum | cut -c1-40)
+	mkdir -p "$pdir" || return 1
+	(
+		flock 9 || exit 1
+		if [ "$(cat "$pdir/key" 2>/dev/null)" = "$pkey" ]; then
+			say "prepared $pname: made before in this suite run (key ${pkey%${pkey#????????????}})"
+			exit 0
+		fi
+		say "prepared $pname: making it (key ${pkey%${pkey#????????????}}): $*"
+		rm -f "$pdir"/key "$pdir"/mmci.db* "$pdir"/out "$pdir"/err "$pdir"/rc
+		( cd "$pdir" && MMCI_DB="$pdir/mmci.db" "$@" > "$pdir/out" 2> "$pdir/err"
+		  echo $? > "$pdir/rc" )
+		echo "$pkey" > "$pdir/key"
+	) 9> "$pdir.lock" || return 1
+	rm -f "$MMCI_DB" "$MMCI_DB-wal" "$MMCI_DB-shm"
+	sqlite3 "$pdir/mmci.db" ".backup '$MMCI_DB'" &&
+	cp "$pdir/out" "$pname.out" && cp "$pdir/err" "$pname.err" &&
+	cp "$pdir/rc" "$pname.rc"
+}
+
+# the example series (kernel-patches/examples/memmap-slow.mbox) on
+# debian-6.12, icount, a 4 GiB NVDIMM, 8 rebinds, 2 boots a kernel, with
+# --exit-code (1: worse): t0500's main job and t0520's v1, in
+# example-4g.out, .err and .rc
+test_prepared_example_4g() {
+	test_prepared example-4g sh -c '"$1" init > /dev/null &&
+		exec "$1" test-series "$2" --base debian-6.12 --nvdimm 4G \
+		--iters 8 --max-boots 2 --exit-code' sh "$MMCI" \
+		"$SRC/kernel-patches/examples/memmap-slow.mbox"
+}
+
 # test_ledger: what the file cost, as a TAP comment that
 # tests/suite-times.sh adds up over a suite run: the kernels its
 # databases built (a real make: builds.objects is set) and took from the
 # data directory's cache (duration 0, build.c), the guests they booted
-# (boots) and the profiling boots (profiles). Only the files that boot
-# or build: the others' databases hold made-up rows.
+# (boots) and the profiling boots (profiles), since the file started
+# (a database copied in by test_prepared brings older rows). Only the
+# files that boot or build: the others' databases hold made-up rows.
 test_ledger() {
 	case " $TEST_NEEDS " in *" vm "*|*" kernel-build "*) ;; *) return 0 ;; esac
 	made=0 taken=0 boots=0 profiles=0
 	for db in $(find "$TRASH/" -maxdepth 3 -name "*.db" -type f 2>/dev/null); do
 		row=$(sqlite3 -batch -noheader -separator " " -cmd ".timeout 10000" "$db" \
-			"SELECT (SELECT count(*) FROM builds WHERE objects IS NOT NULL),
+			"SELECT (SELECT count(*) FROM builds WHERE objects IS NOT NULL
+			  AND started_at >= $TEST_START),
 			 (SELECT count(*) FROM builds WHERE status = 'ok' AND
-			  duration_s = 0 AND objects IS NULL),
-			 (SELECT count(*) FROM boots),
-			 (SELECT count(*) FROM profiles)" 2>/dev/null) || continue
+			  duration_s = 0 AND objects IS NULL AND
+			  started_at >= $TEST_START),
+			 (SELECT count(*) FROM boots WHERE started_at >= $TEST_START),
+			 (SELECT count(*) FROM profiles WHERE
+			  started_at >= $TEST_START)" 2>/dev/null) || continue
 		set -- $row
 		[ $# = 4 ] || continue
 		made=$((made + $1)) taken=$((taken + $2))
