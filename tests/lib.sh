@@ -340,7 +340,7 @@ test_prepared() {
 	(
 		flock 9 || exit 1
 		if [ "$(cat "$pdir/key" 2>/dev/null)" = "$pkey" ]; then
-			say "prepared $pname: made before in this suite run (key ${pkey%${pkey#????????????}})"
+			say "prepared $pname: made before with the same key, copied (key ${pkey%${pkey#????????????}})"
 			exit 0
 		fi
 		say "prepared $pname: making it (key ${pkey%${pkey#????????????}}): $*"

@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 heavy=$(cd "$top" && grep -l -e '^# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh | tr '\n' ' ')
 awk -v min="$min" -v heavy=" $heavy " '
-/^ci: make / { split("", t); total = seq = built = taken = boots = profiled = 0 }
+/^ci: make [^:]*$/ { split("", t); total = seq = built = taken = boots = profiled = 0 }
 /^(\[[0-9:]+\] )?(tests|build-sanitize)\/[^ ]+ \.+( |$)/ {
 	file = $1 ~ /^\[/ ? $2 : $1
 	next
