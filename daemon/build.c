@@ -776,6 +776,23 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 	return 0;
 }
 
+/* the build's row, 'building', its id in res->id; 0 or -1 */
+static int kbuild_insert_row(struct kbuild *k, long long series_id,
+			     int upto, const char *artifacts, const char *log)
+{
+	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
+		   "commit_id, tree_oid, series_id, upto, config_fragment, "
+		   "config_hash, compiler, status, artifacts, log_path, "
+		   "started_at, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "'building', ?, ?, ?, ?)", "ttttIitttttdt", k->key,
+		   k->cfg->tree_dir, k->commit_hex, k->tree_hex, series_id,
+		   (long long)upto, k->fragment, k->frag_hash, k->cc,
+		   artifacts, log, (double)time(NULL), k->arch->name) < 0)
+		return -1;
+	k->res->id = db_last_id(k->db);
+	return 0;
+}
+
 /*
  * A build of the key that another database made in this data directory:
  * its stamp names the key, its image and modules are there and its
@@ -804,18 +821,12 @@ static int build_adopt(struct kbuild *k, long long series_id, int upto)
 		goto out;
 	}
 	ret = -1;
-	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
-		   "commit_id, tree_oid, series_id, upto, config_fragment, "
-		   "config_hash, compiler, status, artifacts, log_path, "
-		   "started_at, arch, kernel_release, hz, dotconfig_hash, "
-		   "duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?, ?, "
-		   "?, ?, ?, ?, ?, 0)", "ttttIitttttdttit", k->key,
-		   k->cfg->tree_dir, k->commit_hex, k->tree_hex, series_id,
-		   (long long)upto, k->fragment, k->frag_hash, k->cc,
-		   artifacts, log, (double)time(NULL), k->arch->name,
-		   st.release, (long long)st.hz, st.dotconfig) < 0)
+	if (kbuild_insert_row(k, series_id, upto, artifacts, log) < 0 ||
+	    db_run(k->db, "UPDATE builds SET status = 'ok', kernel_release = "
+		   "?, hz = ?, dotconfig_hash = ?, duration_s = 0 WHERE id = ?",
+		   "titi", st.release, (long long)st.hz, st.dotconfig,
+		   k->res->id) < 0)
 		goto out;
-	k->res->id = db_last_id(k->db);
 	fill_paths(k->res, artifacts);
 	k->res->release = st.release;
 	st.release = NULL;
@@ -884,18 +895,7 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	if (bad)
 		return -1;
 	unlink(k->log);
-	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
-		   "commit_id, tree_oid, series_id, upto, config_fragment, "
-		   "config_hash, compiler, status, artifacts, log_path, "
-		   "started_at, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "'building', ?, ?, ?, ?)", "ttttIitttttdt", k->key,
-		   k->cfg->tree_dir, k->commit_hex, k->tree_hex, series_id,
-		   (long long)upto, k->fragment, k->frag_hash, k->cc,
-		   k->artifacts, k->log, (double)time(NULL),
-		   k->arch->name) < 0)
-		return -1;
-	k->res->id = db_last_id(k->db);
-	return 0;
+	return kbuild_insert_row(k, series_id, upto, k->artifacts, k->log);
 }
 
 /*
