@@ -311,6 +311,20 @@ skip_all() {
 	exit 0
 }
 
+# test_sandbox_data: for a file that builds in the build sandbox as the
+# build user ($user): skips without that user, and makes MMCI_DATA a new
+# directory below /var/tmp, removed at exit. Not below /tmp, where a
+# checkout may be (CI): the sandbox has a private /tmp of its own.
+test_sandbox_data() {
+	user=${MMCI_BUILD_USER:-mmci-build}
+	getent passwd "$user" > /dev/null ||
+		skip_all "no build user $user (run vm-images/host-setup.sh)"
+	MMCI_DATA=$(mktemp -d "/var/tmp/mmci-$TEST_NAME.XXXXXX") &&
+		chmod 755 "$MMCI_DATA" || exit 1
+	export MMCI_DATA
+	test_atexit 'rm -rf "$MMCI_DATA"'
+}
+
 # test_prepared NAME COMMAND...: the database that COMMAND makes, made
 # once per suite run and copied in. icount values are the same on every
 # boot of the same kernel and set-up, so the files that need the same

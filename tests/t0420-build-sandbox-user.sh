@@ -8,17 +8,9 @@
 # mmci-test-needs: root
 . "$(dirname "$0")/lib.sh"
 
-user=${MMCI_BUILD_USER:-mmci-build}
-getent passwd "$user" > /dev/null ||
-	skip_all "no build user $user (run vm-images/host-setup.sh)"
-
-# the data directory not below /tmp, where a checkout may be (CI): the
-# sandbox's private /tmp would take the write beside the object directory
-MMCI_DATA=$(mktemp -d /var/tmp/mmci-t0420.XXXXXX) && chmod 755 "$MMCI_DATA" ||
-	exit 1
-export MMCI_DATA
-drop_data() { rm -rf "$MMCI_DATA"; }
-test_atexit drop_data
+# the data directory not below /tmp: the sandbox's private /tmp would
+# take the write beside the object directory
+test_sandbox_data
 
 git init -q tree
 cat > tree/Makefile <<'EOF'

@@ -12,16 +12,7 @@
 # mmci-test-needs: root
 . "$(dirname "$0")/lib.sh"
 
-user=${MMCI_BUILD_USER:-mmci-build}
-getent passwd "$user" > /dev/null ||
-	skip_all "no build user $user (run vm-images/host-setup.sh)"
-
-# not below /tmp, where the sandbox has a private one (t0420)
-MMCI_DATA=$(mktemp -d /var/tmp/mmci-t0430.XXXXXX) && chmod 755 "$MMCI_DATA" ||
-	exit 1
-export MMCI_DATA
-drop_data() { rm -rf "$MMCI_DATA"; }
-test_atexit drop_data
+test_sandbox_data
 export MMCI_TREE="$TRASH/tree"
 
 git init -q tree
