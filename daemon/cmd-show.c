@@ -191,6 +191,10 @@ int cmd_show(int argc, char **argv)
 	else if (!strcmp(argv[1], "builds"))
 		print_rows(&db, "SELECT id, substr(commit_id, 1, 12) AS commit_id, "
 			   "series_id, upto, kernel_release, status, "
+			   /* a build another database made here (build.c) */
+			   "CASE WHEN status = 'ok' AND objects IS NULL AND "
+			   "duration_s = 0 THEN 'taken from the cache' WHEN "
+			   "status = 'ok' THEN 'built' END AS made, "
 			   "round(duration_s) AS seconds, log_path, error "
 			   "FROM builds ORDER BY id DESC LIMIT 50", 0);
 	else if (!strcmp(argv[1], "series") && argc == 3)

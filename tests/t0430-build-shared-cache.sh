@@ -71,6 +71,10 @@ test_expect 'a second database on the data directory takes it: nothing is made' 
 	MMCI_DB="$TRASH/b.db" sql "SELECT status, kernel_release, hz, duration_s,
 	    artifacts = \"$MMCI_DATA/cache/$(key a)\" FROM builds" > row &&
 	[ "$(cat row)" = "ok|6.12.0-standin|250|0.0|1" ] &&
+	MMCI_DB="$TRASH/b.db" "$MMCI" show builds > show.b &&
+	MMCI_DB="$TRASH/a.db" "$MMCI" show builds > show.a && cat show.b &&
+	grep -q "taken from the cache" show.b && ! grep -q "taken" show.a &&
+	grep -q "built" show.a &&
 	# the .config and the fragment, for its bundles
 	[ "$(MMCI_DB="$TRASH/b.db" sql "SELECT count(*) FROM texts t JOIN builds b
 	     ON t.sha1 IN (b.dotconfig_hash, b.config_hash)")" = 2 ]
