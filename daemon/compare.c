@@ -356,8 +356,9 @@ static void fmt_side(struct strbuf *sb, const struct summary *s)
 {
 	struct strbuf tmp = STRBUF_INIT;
 
-	strbuf_addf(sb, " %4zu", s->n);
-	strbuf_addnum(sb, s->median, 9);
+	/* a space of its own: a ns median has 10 digits and more */
+	strbuf_addf(sb, " %4zu ", s->n);
+	strbuf_addnum(sb, s->median, 8);
 	strbuf_addnum(&tmp, s->mean, 0);
 	strbuf_addstr(&tmp, "±");
 	strbuf_addnum(&tmp, s->stddev, 0);
