@@ -593,7 +593,8 @@ static int lookup_cached(struct db *db, const char *key,
 
 /*
  * The stamp of a finished build: <artifacts>/mmci-build.txt, written last
- * (temp file + rename) when a build succeeded, removed before a build of
+ * (temp file + rename) when a build succeeded (key, release, HZ and the
+ * .config's hash), removed before a build of
  * the key starts. The artifacts directory is named by the cache key, so it
  * is the cache; a database's builds table only indexes it. A database that
  * shares the data directory with another (a second database on one host,
@@ -603,13 +604,11 @@ static int lookup_cached(struct db *db, const char *key,
 #define BUILD_STAMP "mmci-build.txt"
 
 static int stamp_write(const char *artifacts, const char *key,
-		       const char *release, int hz, const char *dot_hash,
-		       double duration_s)
+		       const char *release, int hz, const char *dot_hash)
 {
 	char *path = xstrfmt("%s/" BUILD_STAMP, artifacts);
-	char *body = xstrfmt("key %s\nrelease %s\nhz %d\ndotconfig %s\n"
-			     "duration_s %.1f\n", key, release, hz, dot_hash,
-			     duration_s);
+	char *body = xstrfmt("key %s\nrelease %s\nhz %d\ndotconfig %s\n",
+			     key, release, hz, dot_hash);
 	int ret = write_file(path, body, strlen(body));
 
 	free(path);
@@ -621,7 +620,6 @@ struct build_stamp {
 	char key[41], dotconfig[41];
 	char *release;
 	int hz;
-	double duration_s;
 };
 
 /* 1 with *st filled, 0 when there is no stamp or it cannot be used */
@@ -635,11 +633,11 @@ static int stamp_read(const char *artifacts, struct build_stamp *st)
 	memset(st, 0, sizeof(*st));
 	if (file_exists(path) && strbuf_read_file(&sb, path, 0) >= 0)
 		n = sscanf(sb.buf, "key %40[0-9a-f]\nrelease %255s\nhz %d\n"
-			   "dotconfig %40[0-9a-f]\nduration_s %lf\n", st->key,
-			   release, &st->hz, st->dotconfig, &st->duration_s);
+			   "dotconfig %40[0-9a-f]\n", st->key, release,
+			   &st->hz, st->dotconfig);
 	free(path);
 	strbuf_release(&sb);
-	if (n != 5 || strlen(st->key) != 40 || strlen(st->dotconfig) != 40)
+	if (n != 4 || strlen(st->key) != 40 || strlen(st->dotconfig) != 40)
 		return 0;
 	st->release = xstrdup(release);
 	return 1;
@@ -802,9 +800,8 @@ static int kbuild_insert_row(struct kbuild *k, long long series_id,
  */
 static int build_adopt(struct kbuild *k, long long series_id, int upto)
 {
-	char *artifacts = xstrfmt("%s/%s", k->cache, k->key);
+	const char *artifacts = k->artifacts;
 	char *cfg = xstrfmt("%s/config", artifacts);
-	char *log = xstrfmt("%s/build.log", artifacts);
 	char *image = build_image_path(artifacts);
 	char *modroot = xstrfmt("%s/modroot", artifacts);
 	struct build_stamp st;
@@ -821,7 +818,7 @@ static int build_adopt(struct kbuild *k, long long series_id, int upto)
 		goto out;
 	}
 	ret = -1;
-	if (kbuild_insert_row(k, series_id, upto, artifacts, log) < 0 ||
+	if (kbuild_insert_row(k, series_id, upto, artifacts, k->log) < 0 ||
 	    db_run(k->db, "UPDATE builds SET status = 'ok', kernel_release = "
 		   "?, hz = ?, dotconfig_hash = ?, duration_s = 0 WHERE id = ?",
 		   "titi", st.release, (long long)st.hz, st.dotconfig,
@@ -840,9 +837,7 @@ static int build_adopt(struct kbuild *k, long long series_id, int upto)
 	ret = 1;
 out:
 	free(st.release);
-	free(artifacts);
 	free(cfg);
-	free(log);
 	free(image);
 	free(modroot);
 	return ret;
@@ -873,17 +868,17 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	if (found)
 		return found < 0 ? -1 : 2;
 	k->cache = data_path(k->cfg, "cache");
+	k->artifacts = xstrfmt("%s/%s", k->cache, k->key);
+	k->log = xstrfmt("%s/build.log", k->artifacts);
 	found = build_adopt(k, series_id, upto);
 	if (found)
 		return found < 0 ? -1 : 3;
-	k->artifacts = xstrfmt("%s/%s", k->cache, k->key);
 	/* one per fragment and arch: an x86_64 one keeps its old name */
 	if (strcmp(k->arch->name, ARCH_DEFAULT))
 		k->objdir = xstrfmt("%s/%.12s-%s", k->kb, k->frag_hash,
 				    k->arch->name);
 	else
 		k->objdir = xstrfmt("%s/%.12s", k->kb, k->frag_hash);
-	k->log = xstrfmt("%s/build.log", k->artifacts);
 	if (mkdir_p(k->artifacts, 0755) < 0 || mkdir_p(k->objdir, 0755) < 0)
 		return -1;
 	/* a build that stops half-way leaves no stamp for another to take */
@@ -1188,7 +1183,7 @@ static int kbuild_record(struct kbuild *k)
 		warning("build #%lld: its config files are not kept for its "
 			"bundles", res->id);
 	if (stamp_write(k->artifacts, k->key, res->release, res->hz,
-			dot_hash, res->duration_s) < 0)
+			dot_hash) < 0)
 		warning("build #%lld: not stamped: another database on this "
 			"data directory will build it again", res->id);
 	progress("build #%lld: %s built in %.0f s (%ld objects, %s)",
