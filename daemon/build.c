@@ -14,6 +14,7 @@
  * tree; merge_config.sh writes its temporary files into its current
  * directory, so it runs in the object directory.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -771,6 +772,43 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 			    k->frag_key);
 	hash_hex(keysrc.buf, keysrc.len, k->key);
 	strbuf_release(&keysrc);
+	return 0;
+}
+
+static int full_hex(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && isxdigit((unsigned char)s[n]); n++)
+		;
+	return s && n == 40 && !s[n];
+}
+
+int build_store_imported(struct db *db, const struct build_import *bi,
+			 long long *build_id)
+{
+	if (!bi->cache_key || strncmp(bi->cache_key, "bundle:", 7))
+		return error("an imported build's key must begin 'bundle:'");
+	if (!full_hex(bi->commit))
+		return error("an imported build names no full commit id");
+	if (!bi->arch || !arch_find(bi->arch))
+		return error("an imported build's arch '%.32s' is unknown",
+			     bi->arch ? bi->arch : "");
+	if (bi->hz < 0 || bi->hz > 10000 || bi->upto < 0 ||
+	    (bi->upto && !bi->series_id) || !bi->fragment)
+		return error("an imported build has a bad HZ, series step or "
+			     "no config fragment");
+	if (db_run(db, "INSERT INTO builds (cache_key, tree_path, commit_id, "
+		   "tree_oid, series_id, upto, config_fragment, config_hash, "
+		   "dotconfig_hash, compiler, kernel_release, hz, status, "
+		   "started_at, arch) VALUES (?, '(bundle)', ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, 'ok', ?, ?)", "tttIitttttidt", bi->cache_key,
+		   bi->commit, bi->tree_oid, bi->series_id,
+		   (long long)bi->upto, bi->fragment, bi->fragment_sha1,
+		   bi->dotconfig_sha1, bi->compiler, bi->release,
+		   (long long)bi->hz, (double)time(NULL), bi->arch) < 0)
+		return -1;
+	*build_id = db_last_id(db);
 	return 0;
 }
 

@@ -97,6 +97,23 @@ int config_hz(const char *dotconfig);
  * must still have that SHA-1. Return: 0, or -1 after error().
  */
 int build_text_store(struct db *db, const char *sha1, const char *body);
+
+/*
+ * A build made elsewhere (a bundle's), recorded so that a reproduction
+ * builds it again: no cache lookup matches its key ("bundle:<sha1>").
+ * build_store_imported() checks it (a full commit id, a known arch, HZ,
+ * the series step) and writes the row as 'ok' with tree "(bundle)";
+ * the builds table's writer is build.c. 0 with *@build_id, or -1.
+ */
+struct build_import {
+	const char *cache_key, *commit, *tree_oid;
+	const char *fragment, *fragment_sha1;   /* the file; its SHA-1 */
+	const char *dotconfig_sha1, *compiler, *release, *arch;
+	long long series_id;                    /* 0: a base */
+	int upto, hz;
+};
+int build_store_imported(struct db *db, const struct build_import *bi,
+			 long long *build_id);
 int build_text_store_file(struct db *db, const char *sha1, const char *path);
 
 #endif

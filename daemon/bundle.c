@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "ingest.h"
 #include "remote.h"
+#include "result.h"
 #include "run.h"
 #include "series.h"
 #include "strbuf.h"
@@ -1296,46 +1297,40 @@ static int import_series(struct db *db, const json_t *s, const char *src,
 	static const char *const keys[] = { "title", "version", "total",
 					    "patches", "upto", NULL };
 	const json_t *patches = json_object_get(s, "patches"), *p;
+	struct imported_series is = { 0 };
+	struct imported_patch *ip;
 	size_t i;
+	int ret;
 
 	if (need(s, "series", keys) < 0 || !json_is_array(patches))
 		return -1;
-	if (db_run(db, "INSERT INTO series (title, version, total, is_rfc, "
-		   "message_id, author, source, source_sha1, base_commit, "
-		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		   "tiiitttttd", js(s, "title"), ji(s, "version"),
-		   ji(s, "total"), (long long)json_is_true(json_object_get(s,
-		   "rfc")), json_string_value(json_object_get(s,
-		   "message_id")), json_string_value(json_object_get(s,
-		   "author")), src, sha1, json_string_value(
-		   json_object_get(s, "base_commit")), now_s()) < 0)
-		return -1;
-	*id = db_last_id(db);
+	ip = xcalloc(json_array_size(patches) + 1, sizeof(*ip));
 	json_array_foreach(patches, i, p) {
-		const char *diff = js(p, "diff");
-		char dsha[41], pid[GIT_OID_HEXSZ + 1], *author;
-		int has_pid;
-
-		hash_hex(diff, strlen(diff), dsha);
-		author = xstrfmt("%s <%s>", js(p, "author_name"),
-				 js(p, "author_email"));
-		/* the patch-id, as the ingest stores it (nightly culprits) */
-		has_pid = !tree_patch_id_of_diff(diff, pid);
-		if (db_run(db, "INSERT INTO patches (series_id, idx, version, "
-			   "title, author, diff_sha1, has_diff, patch_id, "
-			   "author_name, author_email, date, commit_message, "
-			   "diff) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			   "?)", "iiitttitttitt", *id, ji(p, "idx"),
-			   ji(p, "version"), js(p, "title"), author, dsha,
-			   (long long)(*diff != '\0'), has_pid ? pid : NULL,
-			   js(p, "author_name"), js(p, "author_email"),
-			   ji(p, "date"), js(p, "commit_message"), diff) < 0) {
-			free(author);
-			return -1;
-		}
-		free(author);
+		ip[i].idx = (int)ji(p, "idx");
+		ip[i].version = (int)ji(p, "version");
+		ip[i].title = js(p, "title");
+		ip[i].author_name = js(p, "author_name");
+		ip[i].author_email = js(p, "author_email");
+		ip[i].date = ji(p, "date");
+		ip[i].commit_message = js(p, "commit_message");
+		ip[i].diff = js(p, "diff");
 	}
-	return 0;
+	is.title = js(s, "title");
+	is.version = (int)ji(s, "version");
+	is.total = (int)ji(s, "total");
+	is.is_rfc = json_is_true(json_object_get(s, "rfc"));
+	is.message_id = json_string_value(json_object_get(s, "message_id"));
+	is.author = json_string_value(json_object_get(s, "author"));
+	is.base_commit = json_string_value(json_object_get(s,
+							   "base_commit"));
+	is.source = src;
+	is.source_sha1 = sha1;
+	is.patches = ip;
+	is.nr = json_array_size(patches);
+	/* ingest.c checks and writes it, as it does a mailed series */
+	ret = ingest_store_imported(db, &is, id);
+	free(ip);
+	return ret;
 }
 
 /* the fragment as a file: <data>/bundles/<sha1>/<name>; caller frees */
@@ -1371,6 +1366,18 @@ static char *write_fragment(const struct mmci_config *cfg, const json_t *f,
 	return path;
 }
 
+/* a refused import keeps no file: the fragment's folder goes */
+static void forget_fragment(const struct mmci_config *cfg, const char *bsha)
+{
+	char *dir = xstrfmt("%s/bundles/%.16s", cfg->data_dir, bsha);
+	char *top = xstrfmt("%s/bundles", cfg->data_dir);
+
+	remove_tree(dir);
+	rmdir(top);	/* when it is empty */
+	free(dir);
+	free(top);
+}
+
 /* a string of the bundle, NULL for "" (a column that was NULL) */
 static const char *opt_str(const json_t *v)
 {
@@ -1379,6 +1386,11 @@ static const char *opt_str(const json_t *v)
 	return s && *s ? s : NULL;
 }
 
+/*
+ * A bundle's boots, samples and events, each through its owner (run.c's
+ * boots, result.c's samples and events) and the checks a guest's own
+ * lines get there.
+ */
 static int import_boots(struct db *db, const json_t *boots, long long run)
 {
 	const json_t *bt, *s;
@@ -1389,56 +1401,47 @@ static int import_boots(struct db *db, const json_t *boots, long long run)
 		const json_t *events = json_object_get(bt, "events");
 		long long boot;
 
-		if (db_run(db, "INSERT INTO boots (run_id, idx, status, "
-			   "end_kind, error, started_at, duration_s) VALUES "
-			   "(?, ?, ?, ?, ?, 0, ?)", "iitttd", run,
-			   ji(bt, "idx"), js(bt, "status"),
-			   json_string_value(json_object_get(bt, "end_kind")),
-			   json_string_value(json_object_get(bt, "error")),
-			   json_real_value(json_object_get(bt,
-			   "duration_s"))) < 0)
+		if (run_store_imported_boot(db, run, (int)ji(bt, "idx"),
+				js(bt, "status"),
+				json_string_value(json_object_get(bt,
+								  "end_kind")),
+				json_string_value(json_object_get(bt, "error")),
+				json_number_value(json_object_get(bt,
+								  "duration_s")),
+				&boot) < 0)
 			return -1;
-		boot = db_last_id(db);
 		json_array_foreach(samples, j, s) {
-			if (!json_is_array(s) || json_array_size(s) != 6 ||
-			    !json_is_string(json_array_get(s, 0)) ||
-			    !json_is_string(json_array_get(s, 1)) ||
-			    !json_is_string(json_array_get(s, 2)) ||
-			    !json_is_string(json_array_get(s, 3)))
-				return error("the bundle has a bad sample "
-					     "(boot %zu, sample %zu)", i, j);
-			if (db_run(db, "INSERT INTO samples (run_id, boot_id, "
-				   "workload, variant, metric, unit, "
-				   "iteration, value) VALUES (?, ?, ?, ?, ?, "
-				   "?, ?, ?)", "iittttid", run, boot,
-				   json_string_value(json_array_get(s, 0)),
-				   json_string_value(json_array_get(s, 1)),
-				   json_string_value(json_array_get(s, 2)),
-				   json_string_value(json_array_get(s, 3)),
-				   (long long)json_integer_value(
-					   json_array_get(s, 4)),
-				   json_number_value(json_array_get(s, 5))) < 0)
-				return -1;
-		}
-		/* iteration -1: none (NULL) */
-		json_array_foreach(events, j, s) {
-			long long it;
+			struct result_record rec = { .type = "sample" };
 
 			if (!json_is_array(s) || json_array_size(s) != 6 ||
-			    !json_is_string(json_array_get(s, 2)) ||
-			    !json_is_string(json_array_get(s, 5)))
+			    !json_is_number(json_array_get(s, 5)))
+				return error("the bundle has a bad sample "
+					     "(boot %zu, sample %zu)", i, j);
+			rec.workload = json_string_value(json_array_get(s, 0));
+			rec.variant = json_string_value(json_array_get(s, 1));
+			rec.metric = json_string_value(json_array_get(s, 2));
+			rec.unit = json_string_value(json_array_get(s, 3));
+			rec.iter = json_integer_value(json_array_get(s, 4));
+			rec.value = json_number_value(json_array_get(s, 5));
+			if (result_store_sample(db, run, boot, &rec) < 0)
+				return -1;
+		}
+		/* [workload, variant, kind, iteration (-1: none), key, msg] */
+		json_array_foreach(events, j, s) {
+			struct result_record rec = { 0 };
+
+			if (!json_is_array(s) || json_array_size(s) != 6)
 				return error("the bundle has a bad event "
 					     "(boot %zu, event %zu)", i, j);
-			it = json_integer_value(json_array_get(s, 3));
-			if (db_run(db, "INSERT INTO events (run_id, boot_id, "
-				   "workload, variant, kind, iteration, key, "
-				   "message) VALUES (?, ?, ?, ?, ?, NULLIF(?, "
-				   "-1), ?, ?)", "iitttitt", run, boot,
-				   opt_str(json_array_get(s, 0)),
-				   opt_str(json_array_get(s, 1)),
-				   json_string_value(json_array_get(s, 2)), it,
-				   opt_str(json_array_get(s, 4)),
-				   json_string_value(json_array_get(s, 5))) < 0)
+			rec.workload = opt_str(json_array_get(s, 0));
+			rec.variant = opt_str(json_array_get(s, 1));
+			rec.iter = json_integer_value(json_array_get(s, 3));
+			if (!json_is_integer(json_array_get(s, 3)))
+				rec.iter = -1;
+			if (result_store_event(db, run, boot,
+				json_string_value(json_array_get(s, 2)), &rec,
+				opt_str(json_array_get(s, 4)),
+				json_string_value(json_array_get(s, 5))) < 0)
 				return -1;
 		}
 	}
@@ -1454,6 +1457,7 @@ static int import_build(const struct mmci_config *cfg, struct db *db,
 	const json_t *series = json_object_get(k, "series");
 	const json_t *base = json_object_get(k, "base");
 	const json_t *dot = json_object_get(k, "dotconfig");
+	struct build_import bi = { 0 };
 	long long series_id = 0, upto = 0;
 	char *frag, *key;
 	int ret;
@@ -1464,13 +1468,10 @@ static int import_build(const struct mmci_config *cfg, struct db *db,
 		upto = ji(series, "upto");
 		if (import_series(db, series, src, sha1, &series_id) < 0)
 			return -1;
-		if (db_run(db, "INSERT INTO applies (series_id, base_ref, "
-			   "base_commit, upto, head_commit, status, "
-			   "created_at) VALUES (?, ?, ?, ?, ?, 'ok', ?)",
-			   "ittitd", series_id, *js(base, "ref") ?
-			   js(base, "ref") : js(base, "commit"),
-			   js(base, "commit"), upto, js(k, "commit"),
-			   now_s()) < 0)
+		if (ingest_record_apply(db, series_id, *js(base, "ref") ?
+					js(base, "ref") : js(base, "commit"),
+					js(base, "commit"), (int)upto,
+					js(k, "commit"), NULL) < 0)
 			return -1;
 	}
 	frag = write_fragment(cfg, json_object_get(k, "fragment"), sha1);
@@ -1478,23 +1479,23 @@ static int import_build(const struct mmci_config *cfg, struct db *db,
 		return -1;
 	/* no cache lookup matches this key: the build is made again */
 	key = xstrfmt("bundle:%s", sha1);
-	ret = db_run(db, "INSERT INTO builds (cache_key, tree_path, commit_id, "
-		     "tree_oid, series_id, upto, config_fragment, config_hash, "
-		     "dotconfig_hash, compiler, kernel_release, hz, status, "
-		     "started_at, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		     "?, ?, 'ok', ?, ?)", "ttttIitttttidt", key, "(bundle)",
-		     js(k, "commit"),
-		     js(k, "tree"), series_id, upto, frag,
-		     js(json_object_get(k, "fragment"), "sha1"),
-		     json_string_value(json_object_get(dot, "sha1")),
-		     json_string_value(json_object_get(k, "compiler")),
-		     json_string_value(json_object_get(k, "release")),
-		     ji(k, "hz"), now_s(), arch);
+	bi.cache_key = key;
+	bi.commit = js(k, "commit");
+	bi.tree_oid = js(k, "tree");
+	bi.series_id = series_id;
+	bi.upto = (int)upto;
+	bi.fragment = frag;
+	bi.fragment_sha1 = js(json_object_get(k, "fragment"), "sha1");
+	bi.dotconfig_sha1 = json_string_value(json_object_get(dot, "sha1"));
+	bi.compiler = json_string_value(json_object_get(k, "compiler"));
+	bi.release = json_string_value(json_object_get(k, "release"));
+	bi.hz = (int)ji(k, "hz");
+	bi.arch = arch;
+	ret = build_store_imported(db, &bi, build_id);
 	free(key);
 	free(frag);
 	if (ret < 0)
 		return -1;
-	*build_id = db_last_id(db);
 	/* the recorded .config, so that its text travels on */
 	if (json_string_value(json_object_get(dot, "text")))
 		ret = build_text_store(db, js(dot, "sha1"), js(dot, "text"));
@@ -1512,6 +1513,7 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	const json_t *run = json_object_get(b, "run");
 	const json_t *k = json_object_get(b, "kernel");
 	const json_t *boots = json_object_get(b, "boots");
+	struct run_row rr = { 0 };
 	long long build_id = 0, have;
 	char *label = NULL, *params = NULL, *initrd = NULL;
 	const char *kernel = "(bundle)", *modroot = "(bundle)", *slash;
@@ -1560,33 +1562,39 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	params = json_is_string(json_object_get(run, "params")) ?
 		 xstrdup(js(run, "params")) :
 		 json_dumps(json_object_get(run, "params"), JSON_COMPACT);
-	if (db_run(db, "INSERT INTO runs (label, build_id, kernel, "
-		   "kernel_release, modules_root, hz, workloads, params, accel, "
-		   "clock, vcpus, ram_mib, nvdimm_mib, backing, qemu_version, "
-		   "libvirt_version, host, runner_sha1, initrd, initrd_sha1, "
-		   "status, error, started_at, ended_at, setup_sha1, "
-		   "concurrent, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		   "tItttittttiiitttttttttddtit", label, build_id, kernel,
-		   js(run, "kernel_release"), modroot, ji(run, "hz"),
-		   js(run, "workloads"), params, js(run, "accel"),
-		   js(run, "clock"), ji(run, "vcpus"), ji(run, "ram_mib"),
-		   ji(run, "nvdimm_mib"), js(run, "backing"),
-		   json_string_value(json_object_get(run, "qemu")),
-		   json_string_value(json_object_get(run, "libvirt")),
-		   js(origin, "host"),
-		   json_string_value(json_object_get(run, "runner_sha1")),
-		   initrd,
-		   json_string_value(json_object_get(run, "initrd_sha1")),
-		   js(run, "status"),
-		   json_string_value(json_object_get(run, "error")),
-		   json_number_value(json_object_get(run, "started_at")),
-		   json_number_value(json_object_get(run, "ended_at")),
-		   json_string_value(json_object_get(run, "setup_sha1")),
-		   ji(run, "concurrent") > 0 ? ji(run, "concurrent") : 1,
-		   arch) < 0)
+	rr.label = label;
+	rr.build_id = build_id;
+	rr.kernel = (char *)kernel;
+	rr.release = (char *)js(run, "kernel_release");
+	rr.modroot = (char *)modroot;
+	rr.hz = (int)ji(run, "hz");
+	rr.workloads = (char *)js(run, "workloads");
+	rr.params = params;
+	rr.accel = (char *)js(run, "accel");
+	rr.clock = (char *)js(run, "clock");
+	rr.vcpus = ji(run, "vcpus");
+	rr.ram_mib = ji(run, "ram_mib");
+	rr.nvdimm_mib = ji(run, "nvdimm_mib");
+	rr.backing = (char *)js(run, "backing");
+	rr.qemu_v = (char *)json_string_value(json_object_get(run, "qemu"));
+	rr.libvirt_v = (char *)json_string_value(json_object_get(run,
+								 "libvirt"));
+	rr.host = (char *)js(origin, "host");
+	rr.runner_sha1 = (char *)json_string_value(json_object_get(run,
+							"runner_sha1"));
+	rr.initrd = initrd;
+	rr.initrd_sha1 = (char *)json_string_value(json_object_get(run,
+							"initrd_sha1"));
+	rr.status = (char *)js(run, "status");
+	rr.error = (char *)json_string_value(json_object_get(run, "error"));
+	rr.started_at = json_number_value(json_object_get(run, "started_at"));
+	rr.ended_at = json_number_value(json_object_get(run, "ended_at"));
+	rr.arch = (char *)arch;
+	/* run.c checks and writes it (the row is not ours to release) */
+	if (run_store_imported(db, &rr, json_string_value(json_object_get(run,
+			       "setup_sha1")), (int)ji(run, "concurrent"),
+			       run_id) < 0)
 		goto fail;
-	*run_id = db_last_id(db);
 	if (import_boots(db, boots, *run_id) < 0 ||
 	    db_run(db, "INSERT INTO bundle_imports (sha1, source, run_id, "
 		   "origin_host, origin_run, imported_at) VALUES (?, ?, ?, ?, "
@@ -1602,6 +1610,7 @@ int bundle_import(const struct mmci_config *cfg, struct db *db,
 	return 0;
 fail:
 	db_rollback(db);
+	forget_fragment(cfg, sha1);
 	free(label);
 	free(params);
 	free(initrd);

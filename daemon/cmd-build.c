@@ -12,7 +12,6 @@
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
-#include "tree.h"
 #include "util.h"
 
 static const char build_usage[] =
@@ -31,34 +30,6 @@ static const char apply_usage[] =
 	"\n"
 	"Parse the series in FILE, apply patches 1..N (all by default) on REF\n"
 	"with libgit2 and print the resulting commit ids, one per patch.\n";
-
-/* shared: open tree, resolve base, ingest + apply when a series is given */
-static int resolve_target(struct db *db, const struct mmci_config *cfg,
-			  git_repository **repo, const char *ref,
-			  const char *series, int *upto,
-			  struct loaded_series *ls, git_oid *target)
-{
-	git_oid base, *heads;
-	int ret;
-
-	if (tree_open(cfg->tree_dir, repo) < 0 ||
-	    tree_resolve(*repo, ref, &base) < 0)
-		return -1;
-	if (!series) {
-		git_oid_cpy(target, &base);
-		return 0;
-	}
-	if (ingest_series_file(db, series, ls) < 0)
-		return -1;
-	if (!*upto || (size_t)*upto > ls->s.nr)
-		*upto = ls->s.nr;
-	heads = xcalloc(*upto, sizeof(*heads));
-	ret = apply_series(db, *repo, ls, ref, &base, *upto, heads);
-	if (!ret)
-		git_oid_cpy(target, &heads[*upto - 1]);
-	free(heads);
-	return ret;
-}
 
 int cmd_build(int argc, char **argv)
 {
@@ -107,7 +78,7 @@ int cmd_build(int argc, char **argv)
 	if (arch_check(arch) < 0)
 		return 1;
 	setup_command(&cfg, &db);
-	if (resolve_target(&db, &cfg, &repo, argv[optind], series, &upto, &ls,
+	if (ingest_apply_file(&db, cfg.tree_dir, &repo, argv[optind], series, &upto, &ls,
 			   &target) < 0)
 		goto out;
 	if (build_kernel(&cfg, &db, repo, &target, ls.id, upto, fragment,
@@ -161,7 +132,7 @@ int cmd_apply(int argc, char **argv)
 	if (check_input_file(argv[optind], "an mbox file") < 0)
 		return 1;
 	setup_command(&cfg, &db);
-	if (resolve_target(&db, &cfg, &repo, base, argv[optind], &upto, &ls,
+	if (ingest_apply_file(&db, cfg.tree_dir, &repo, base, argv[optind], &upto, &ls,
 			   &target) < 0)
 		goto out;
 	printf("series #%lld: patches 1-%d applied: %s\n", ls.id, upto,

@@ -163,17 +163,41 @@ int apply_series(struct db *db, git_repository *repo,
 	if (!ret)
 		git_oid_tostr(head_hex, sizeof(head_hex), &heads[upto - 1]);
 	/* an apply that cannot be recorded did not happen for the pages */
-	if (db_run(db, "INSERT INTO applies (series_id, base_ref, base_commit, "
-		   "upto, head_commit, status, error, created_at) VALUES "
-		   "(?, ?, ?, ?, ?, ?, ?, ?)", "ittittt" "d", ls->id, base_ref,
-		   base_hex, (long long)upto, ret ? NULL : head_hex,
-		   ret ? "failed" : "ok", ret ? last_error() : NULL,
-		   (double)time(NULL)) < 0)
+	if (ingest_record_apply(db, ls->id, base_ref, base_hex, upto,
+				ret ? NULL : head_hex,
+				ret ? last_error() : NULL) < 0)
 		ret = -1;
 	for (i = 0; i < upto; i++)
 		free(msgs[i]);
 	free(msgs);
 	free(ap);
+	return ret;
+}
+
+int ingest_apply_file(struct db *db, const char *tree_dir,
+		      git_repository **repo, const char *ref,
+		      const char *series, int *upto, struct loaded_series *ls,
+		      git_oid *target)
+{
+	git_oid base, *heads;
+	int ret;
+
+	if (tree_open(tree_dir, repo) < 0 ||
+	    tree_resolve(*repo, ref, &base) < 0)
+		return -1;
+	if (!series) {
+		git_oid_cpy(target, &base);
+		return 0;
+	}
+	if (ingest_series_file(db, series, ls) < 0)
+		return -1;
+	if (!*upto || (size_t)*upto > ls->s.nr)
+		*upto = ls->s.nr;
+	heads = xcalloc(*upto, sizeof(*heads));
+	ret = apply_series(db, *repo, ls, ref, &base, *upto, heads);
+	if (!ret)
+		git_oid_cpy(target, &heads[*upto - 1]);
+	free(heads);
 	return ret;
 }
 
@@ -481,11 +505,15 @@ static int store_patch_trailers(struct db *db, long long patch_id,
 	return ret;
 }
 
-static int store_patch(struct db *db, long long series_id,
-		       const struct series *s, const struct series_patch *p)
+/*
+ * The patches row, from a mail or a bundle: the diff's SHA-1 and git's
+ * patch-id are computed here, whatever the source. 0 or -1.
+ */
+static int insert_patch_row(struct db *db, long long series_id,
+			    const struct imported_patch *p,
+			    const char *message_id)
 {
 	char *who = xstrfmt("%s <%s>", p->author_name, p->author_email);
-	char *msg = series_patch_full_message(p);
 	char dsha[41], pid[GIT_OID_HEXSZ + 1];
 	int bad, has_pid;
 
@@ -498,16 +526,83 @@ static int store_patch(struct db *db, long long series_id,
 		     "author_name, author_email, date, commit_message, diff) "
 		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		     "iitttt" "iit" "ttitt",
-		     series_id, (long long)p->index, p->title, who,
-		     p->mail->message_id, dsha, (long long)p->version,
+		     series_id, (long long)p->idx, p->title, who, message_id,
+		     dsha, (long long)p->version,
 		     (long long)(*p->diff != '\0'), has_pid ? pid : NULL,
-		     p->author_name, p->author_email, (long long)p->date, msg,
-		     p->diff) < 0;
-	free(msg);
+		     p->author_name, p->author_email, p->date,
+		     p->commit_message, p->diff) < 0;
 	free(who);
+	return bad ? -1 : 0;
+}
+
+static int store_patch(struct db *db, long long series_id,
+		       const struct series *s, const struct series_patch *p)
+{
+	char *msg = series_patch_full_message(p);
+	struct imported_patch row = {
+		.idx = p->index, .version = p->version, .title = p->title,
+		.author_name = p->author_name,
+		.author_email = p->author_email, .date = p->date,
+		.commit_message = msg, .diff = p->diff,
+	};
+	int bad = insert_patch_row(db, series_id, &row, p->mail->message_id);
+
+	free(msg);
 	if (bad || store_patch_trailers(db, db_last_id(db), s, p) < 0)
 		return -1;
 	return 0;
+}
+
+int ingest_store_imported(struct db *db, const struct imported_series *s,
+			  long long *series_id)
+{
+	size_t i;
+
+	if (!s->title || !*s->title || s->version < 1 || s->total < 1 ||
+	    s->total > SERIES_MAX_PATCHES || s->nr > (size_t)s->total)
+		return error("an imported series needs a title, a version and "
+			     "1..%d patches, at most its total",
+			     SERIES_MAX_PATCHES);
+	for (i = 0; i < s->nr; i++) {
+		const struct imported_patch *p = &s->patches[i];
+
+		if (p->idx < 1 || p->idx > s->total ||
+		    (i && p->idx <= s->patches[i - 1].idx) || !p->title ||
+		    !p->author_name || !p->author_email || !p->diff ||
+		    !p->commit_message)
+			return error("imported patch %zu: index %d of %d out "
+				     "of order, or a field missing", i + 1,
+				     p->idx, s->total);
+	}
+	if (db_run(db, "INSERT INTO series (title, version, total, is_rfc, "
+		   "message_id, author, source, source_sha1, base_commit, "
+		   "ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		   "tiiitttttd", s->title, (long long)s->version,
+		   (long long)s->total, (long long)!!s->is_rfc, s->message_id,
+		   s->author, s->source, s->source_sha1, s->base_commit,
+		   (double)time(NULL)) < 0)
+		return -1;
+	*series_id = db_last_id(db);
+	for (i = 0; i < s->nr; i++)
+		if (insert_patch_row(db, *series_id, &s->patches[i],
+				     NULL) < 0)
+			return -1;
+	return 0;
+}
+
+int ingest_record_apply(struct db *db, long long series_id,
+			const char *base_ref, const char *base_commit,
+			int upto, const char *head_commit, const char *why)
+{
+	if (upto < 1 || (!head_commit && !why))
+		return error("series #%lld: an apply of %d patches with "
+			     "neither a head nor an error", series_id, upto);
+	return db_run(db, "INSERT INTO applies (series_id, base_ref, "
+		      "base_commit, upto, head_commit, status, error, "
+		      "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		      "ittittt" "d", series_id, base_ref, base_commit,
+		      (long long)upto, head_commit, head_commit ? "ok" :
+		      "failed", head_commit ? NULL : why, (double)time(NULL));
 }
 
 /* "2,5": the indices of the missing patches, or NULL; points into @sb */

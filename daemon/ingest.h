@@ -167,6 +167,37 @@ int ingest_link_versions(struct db *db, const struct loaded_series *ls,
  */
 char *ingest_norm_title(const char *title);
 
+/*
+ * A series that comes with a bundle (no mails): ingest_store_imported()
+ * checks it (a title, 1..SERIES_MAX_PATCHES patches in order within its
+ * total, every field there) and stores it and its patches as a mailed one
+ * is stored, the diff's SHA-1 and patch-id computed here. The series and
+ * patches tables have this file as their writer. 0 with *@series_id, -1.
+ */
+struct imported_patch {
+	int idx, version;
+	const char *title, *author_name, *author_email;
+	const char *commit_message, *diff;
+	long long date;
+};
+struct imported_series {
+	const char *title, *message_id, *author, *base_commit;
+	const char *source, *source_sha1;
+	int version, total, is_rfc;
+	const struct imported_patch *patches;
+	size_t nr;
+};
+int ingest_store_imported(struct db *db, const struct imported_series *s,
+			  long long *series_id);
+/*
+ * ingest_record_apply() - one applies row: patches 1..@upto of a series on
+ * @base_commit (@base_ref as asked), ok with @head_commit, else failed
+ * with @why. 0, or -1 after error().
+ */
+int ingest_record_apply(struct db *db, long long series_id,
+			const char *base_ref, const char *base_commit,
+			int upto, const char *head_commit, const char *why);
+
 /* the links of a cover letter kept per series (series_links) */
 #define INGEST_MAX_CHANGELOG_LINKS 64
 
@@ -178,5 +209,17 @@ char *ingest_norm_title(const char *title);
 int apply_series(struct db *db, git_repository *repo,
 		 const struct loaded_series *ls, const char *base_ref,
 		 const git_oid *base, int upto, git_oid *heads);
+
+/*
+ * ingest_apply_file() - what `mmci build --series` and `mmci apply` build
+ * on: open the tree at @tree_dir (*@repo, caller frees) and resolve @ref;
+ * with @series (an mbox file), ingest it into @ls and apply patches
+ * 1..*@upto (0, or more than it has: all; *@upto is set) on it. *@target:
+ * the commit, @ref's or the last patch's. 0, or -1 after error().
+ */
+int ingest_apply_file(struct db *db, const char *tree_dir,
+		      git_repository **repo, const char *ref,
+		      const char *series, int *upto, struct loaded_series *ls,
+		      git_oid *target);
 
 #endif

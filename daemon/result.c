@@ -52,6 +52,35 @@ static int valid_unit(const char *u)
 	return 0;
 }
 
+/* what makes a sample storable, wherever it comes from; 0 or -1 */
+static int check_sample(const struct result_record *rec, char *why,
+			size_t whylen)
+{
+	if (!valid_name(rec->workload, 32) || !valid_name(rec->metric, 64)) {
+		snprintf(why, whylen, "sample without a valid workload and "
+			 "metric");
+		return -1;
+	}
+	if (rec->variant && *rec->variant && !valid_variant(rec->variant)) {
+		snprintf(why, whylen, "bad variant");
+		return -1;
+	}
+	if (!valid_unit(rec->unit)) {
+		snprintf(why, whylen, "unknown unit");
+		return -1;
+	}
+	if (!isfinite(rec->value) || rec->value < 0 || rec->value > 1e12) {
+		snprintf(why, whylen, "value is not a finite number in "
+			 "[0, 1e12]");
+		return -1;
+	}
+	if (rec->iter < 0 || rec->iter > 1000000) {
+		snprintf(why, whylen, "iteration out of range");
+		return -1;
+	}
+	return 0;
+}
+
 static const char *str_field(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
@@ -114,27 +143,8 @@ int result_parse_line(const char *line, void **json_out,
 		rec->metric = str_field(o, "metric");
 		rec->unit = str_field(o, "unit");
 		v = json_object_get(o, "value");
-		if (!rec->workload || !valid_name(rec->metric, 64)) {
-			snprintf(why, whylen, "sample without a valid "
-				 "workload and metric");
-			return -1;
-		}
-		if (!valid_unit(rec->unit)) {
-			snprintf(why, whylen, "unknown unit");
-			return -1;
-		}
-		if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-		    json_number_value(v) < 0 || json_number_value(v) > 1e12) {
-			snprintf(why, whylen, "value is not a finite number "
-				 "in [0, 1e12]");
-			return -1;
-		}
-		if (rec->iter < 0 || rec->iter > 1000000) {
-			snprintf(why, whylen, "iteration out of range");
-			return -1;
-		}
-		rec->value = json_number_value(v);
-		return 0;
+		rec->value = json_is_number(v) ? json_number_value(v) : NAN;
+		return check_sample(rec, why, whylen);
 	}
 	if (!strcmp(rec->type, "info")) {
 		rec->key = str_field(o, "key");
@@ -188,6 +198,64 @@ static int add_event(struct db *db, long long run_id, long long boot_id,
 		      kind, rec ? rec->iter : -1LL, key, msg);
 }
 
+static int add_sample(struct db *db, long long run_id, long long boot_id,
+		      const struct result_record *rec)
+{
+	return db_run(db, "INSERT INTO samples (run_id, boot_id, workload, "
+		      "variant, metric, unit, iteration, value) VALUES "
+		      "(?, ?, ?, ?, ?, ?, ?, ?)", "iittttid", run_id, boot_id,
+		      rec->workload, rec->variant ? rec->variant : "",
+		      rec->metric, rec->unit, rec->iter, rec->value);
+}
+
+static const char *const event_kinds[] = { "info", "error", "rejected",
+					   "request", "host" };
+
+int result_store_sample(struct db *db, long long run_id, long long boot_id,
+			const struct result_record *rec)
+{
+	char why[160];
+
+	if (check_sample(rec, why, sizeof(why)) < 0)
+		return error("run #%lld: sample %.32s %.64s iteration %lld "
+			     "refused: %s", run_id,
+			     rec->workload ? rec->workload : "(none)",
+			     rec->metric ? rec->metric : "(none)", rec->iter,
+			     why);
+	return add_sample(db, run_id, boot_id, rec);
+}
+
+int result_store_event(struct db *db, long long run_id, long long boot_id,
+		       const char *kind, const struct result_record *rec,
+		       const char *key, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(event_kinds); i++)
+		if (kind && !strcmp(kind, event_kinds[i]))
+			break;
+	if (i == ARRAY_SIZE(event_kinds))
+		return error("run #%lld: event kind '%.32s' refused: it is "
+			     "none of info, error, rejected, request, host",
+			     run_id, kind ? kind : "");
+	if (!msg)
+		return error("run #%lld: a '%s' event without a message "
+			     "refused", run_id, kind);
+	if (rec && rec->workload && !valid_name(rec->workload, 32))
+		return error("run #%lld: a '%s' event of a bad workload name "
+			     "refused", run_id, kind);
+	if (rec && rec->variant && *rec->variant &&
+	    !valid_variant(rec->variant))
+		return error("run #%lld: a '%s' event of a bad variant "
+			     "refused", run_id, kind);
+	/* a 'rejected' event's key is the reason, in words */
+	if ((!strcmp(kind, "info") || !strcmp(kind, "request")) &&
+	    !valid_name(key, 64))
+		return error("run #%lld: a '%s' event of a bad key refused",
+			     run_id, kind);
+	return add_event(db, run_id, boot_id, rec, kind, key, msg);
+}
+
 static int ingest_line(struct db *db, long long run_id, long long boot_id,
 		       const char *line, struct result_counts *c)
 {
@@ -208,12 +276,7 @@ static int ingest_line(struct db *db, long long run_id, long long boot_id,
 	}
 	if (!strcmp(rec.type, "sample")) {
 		c->samples++;
-		ret = db_run(db, "INSERT INTO samples (run_id, boot_id, "
-			     "workload, variant, metric, unit, iteration, "
-			     "value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			     "iittttid", run_id, boot_id, rec.workload,
-			     rec.variant ? rec.variant : "", rec.metric,
-			     rec.unit, rec.iter, rec.value);
+		ret = add_sample(db, run_id, boot_id, &rec);
 	} else if (!strcmp(rec.type, "info")) {
 		c->infos++;
 		ret = add_event(db, run_id, boot_id, &rec, "info", rec.key,

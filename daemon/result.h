@@ -51,6 +51,24 @@ int result_parse_line(const char *line, void **json_out,
 void result_free_json(void *json);
 
 /*
+ * result_store_sample() - store one sample of boot @boot_id of run
+ * @run_id (a bundle's, say) after the checks a runner's line gets: names,
+ * variant, unit, a finite value in [0, 1e12], the iteration. The samples
+ * table is written here only.
+ * Return: 0; -1 after error() naming what is wrong, or the database's.
+ */
+int result_store_sample(struct db *db, long long run_id, long long boot_id,
+			const struct result_record *rec);
+/*
+ * result_store_event() - one event of @kind (info, error, rejected,
+ * request, host) with the workload, variant and iteration of @rec (NULL:
+ * none), @key and @msg, checked as result_store_sample() checks.
+ */
+int result_store_event(struct db *db, long long run_id, long long boot_id,
+		       const char *kind, const struct result_record *rec,
+		       const char *key, const char *msg);
+
+/*
  * One 'host' event: what the host did on a guest's request (run.c). The
  * events table is written here only. 0, or -1 after the database's error.
  */

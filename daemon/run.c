@@ -659,6 +659,78 @@ out:
 	return ret;
 }
 
+static int word_in(const char *w, const char *const *words)
+{
+	for (; w && *words; words++)
+		if (!strcmp(w, *words))
+			return 1;
+	return 0;
+}
+
+int run_store_imported(struct db *db, const struct run_row *r,
+		       const char *setup_sha1, int concurrent,
+		       long long *run_id)
+{
+	static const char *const statuses[] = { "ok", "failed", NULL };
+	static const char *const accels[] = { "kvm", "tcg", NULL };
+	static const char *const clocks[] = { "icount", "wall", NULL };
+	static const char *const backings[] = { "tmpfs", "disk", NULL };
+
+	if (!word_in(r->status, statuses))
+		return error("an imported run is 'ok' or 'failed', not '%.32s'",
+			     r->status ? r->status : "");
+	if (!word_in(r->accel, accels) || !word_in(r->clock, clocks) ||
+	    !word_in(r->backing, backings))
+		return error("an imported run names an unknown accelerator, "
+			     "clock or backing");
+	if (!r->arch || !arch_find(r->arch))
+		return error("an imported run's arch '%.32s' is unknown",
+			     r->arch ? r->arch : "");
+	if (r->vcpus < 1 || r->ram_mib < 1 || r->nvdimm_mib < 0 ||
+	    !r->workloads || !*r->workloads || !r->label)
+		return error("an imported run lacks its workloads, vCPUs or "
+			     "RAM");
+	if (db_run(db, "INSERT INTO runs (label, build_id, kernel, "
+		   "kernel_release, modules_root, hz, workloads, params, accel, "
+		   "clock, vcpus, ram_mib, nvdimm_mib, backing, qemu_version, "
+		   "libvirt_version, host, runner_sha1, initrd, initrd_sha1, "
+		   "status, error, started_at, ended_at, setup_sha1, "
+		   "concurrent, arch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		   "tItttittttiiitttttttttddtit", r->label, r->build_id,
+		   r->kernel, r->release, r->modroot, (long long)r->hz,
+		   r->workloads, r->params, r->accel, r->clock, r->vcpus,
+		   r->ram_mib, r->nvdimm_mib, r->backing, r->qemu_v,
+		   r->libvirt_v, r->host, r->runner_sha1, r->initrd,
+		   r->initrd_sha1, r->status, r->error, r->started_at,
+		   r->ended_at, setup_sha1,
+		   (long long)(concurrent > 0 ? concurrent : 1), r->arch) < 0)
+		return -1;
+	*run_id = db_last_id(db);
+	return 0;
+}
+
+int run_store_imported_boot(struct db *db, long long run_id, int idx,
+			    const char *status, const char *end_kind,
+			    const char *why, double duration_s,
+			    long long *boot_id)
+{
+	static const char *const statuses[] = { "running", "ok", "failed",
+						NULL };
+
+	if (!word_in(status, statuses) || idx < 0 || !(duration_s >= 0))
+		return error("run #%lld: an imported boot %d has status "
+			     "'%.32s' or a negative duration", run_id, idx,
+			     status ? status : "");
+	if (db_run(db, "INSERT INTO boots (run_id, idx, status, end_kind, "
+		   "error, started_at, duration_s) VALUES (?, ?, ?, ?, ?, 0, "
+		   "?)", "iitttd", run_id, (long long)idx, status, end_kind,
+		   why, duration_s) < 0)
+		return -1;
+	*boot_id = db_last_id(db);
+	return 0;
+}
+
 void run_row_release(struct run_row *r)
 {
 	char **s[] = { &r->label, &r->status, &r->error, &r->kernel,

@@ -108,6 +108,23 @@ struct run_row {
 int run_load(struct db *db, long long id, struct run_row *r);
 /* free what @r owns and zero it */
 void run_row_release(struct run_row *r);
+/*
+ * run_store_imported() - store a finished run made elsewhere (a bundle's)
+ * from @r: label, build_id (0: none), kernel, release, modroot, hz,
+ * workloads, params, accel, clock, vCPUs, RAM, NVDIMM, backing, versions,
+ * host, runner and initrd hashes, initrd, status, error, started_at,
+ * ended_at, arch; @setup_sha1 and @concurrent (< 1: 1) beside. Checks the
+ * words and bounds the schema cannot. The runs table's writer is this
+ * file. Return: 0 with *@run_id, or -1 after error().
+ */
+int run_store_imported(struct db *db, const struct run_row *r,
+		       const char *setup_sha1, int concurrent,
+		       long long *run_id);
+/* one boot of such a run (no console, no domain): 0 with *@boot_id, -1 */
+int run_store_imported_boot(struct db *db, long long run_id, int idx,
+			    const char *status, const char *end_kind,
+			    const char *why, double duration_s,
+			    long long *boot_id);
 
 /*
  * run_setup_shape() - the machine a run had, in the words of the tables

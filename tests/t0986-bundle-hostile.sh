@@ -241,6 +241,39 @@ b[\"kernel\"][\"series\"] = {\"title\": \"s\", \"version\": 1, \"total\": 1, \"u
 	refused hostile/sample.json "bundle .hostile/sample.json.: boots\[0\].samples\[0\]\[4\] is 1000000000000, above the bound $(bound BUNDLE_MAX_ITERS)"
 '
 
+# owner_refused FILE 'error line regex': within every bound of bundle.h
+# but refused by the table's own writer (as a guest's line would be): exit
+# 1, that line, then "not stored" and nothing else; no row, no file
+owner_refused() {
+	set +e
+	on_b "$MMCI" reproduce --bundle "$1" --dry-run > out 2> err
+	rc=$?
+	set -e
+	cat err
+	[ $rc = 1 ] || { echo "exit $rc, want 1"; return 1; }
+	[ "$(grep -c "^error: " err)" = 2 ] || { echo "not two error lines"; return 1; }
+	[ "$(grep -v "^error: " err | wc -l)" = 0 ] || { echo "more on stderr"; return 1; }
+	sed -n 1p err | grep -q "^error: $2$" || { echo "want: error: $2"; return 1; }
+	[ "$(sed -n 2p err)" = "error: bundle '$1' not stored" ] ||
+		{ echo "want: not stored"; return 1; }
+	[ "$(b_rows)" = 0 ] || { echo "rows written: $(b_rows)"; return 1; }
+	[ ! -e "$B_DATA/bundles" ] || { echo "files written under $B_DATA"; return 1; }
+}
+
+test_expect 'in bounds, yet not what a guest sends: refused by the owners' '
+	mutate unit "b[\"boots\"][0][\"samples\"][0][3] = \"furlongs\"" &&
+	owner_refused hostile/unit.json "run #1: sample fsdax rebind_memmap iteration 1 refused: unknown unit" &&
+	mutate negative "b[\"boots\"][1][\"samples\"][0][5] = -5" &&
+	owner_refused hostile/negative.json "run #1: sample fsdax rebind_memmap iteration 1 refused: value is not a finite number in \[0, 1e12\]" &&
+	mutate iter "b[\"boots\"][0][\"samples\"][0][4] = -1" &&
+	owner_refused hostile/iter.json "run #1: sample fsdax rebind_memmap iteration -1 refused: iteration out of range" &&
+	mutate kind "b[\"boots\"][0][\"events\"][0][2] = \"bogus\"" &&
+	owner_refused hostile/kind.json "run #1: event kind .bogus. refused: it is none of info, error, rejected, request, host" &&
+	p="{\"idx\": 3, \"version\": 1, \"title\": \"t\", \"author_name\": \"a\", \"author_email\": \"a@b\", \"date\": 0, \"commit_message\": \"m\", \"diff\": \"+x\"}" &&
+	mutate order "b[\"kernel\"][\"series\"] = {\"title\": \"s\", \"version\": 1, \"total\": 3, \"upto\": 1, \"patches\": [$p, $p]}" &&
+	owner_refused hostile/order.json "imported patch 2: index 3 of 3 out of order, or a field missing"
+'
+
 test_expect 'strings above their bounds, control characters: refused' '
 	n=$(bound BUNDLE_MAX_TEXT) &&
 	mutate diff "p = {\"idx\": 1, \"version\": 1, \"title\": \"t\", \"author_name\": \"a\", \"author_email\": \"a@b\", \"date\": 0, \"commit_message\": \"m\", \"diff\": \"+\" * ($n + 1)}
