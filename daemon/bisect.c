@@ -311,8 +311,9 @@ static int measure_ends(struct bisect *b, struct measure_args *ma,
 		fputs(out.buf, stdout);
 		strbuf_release(&out);
 		measure_finish(&b->m);	/* no run is left 'running' */
-		job_end(b->m.db, b->job, 1, NULL, "{\"first_bad\":null}");
-		ret = BISECT_NO_CHANGE;
+		ret = job_end(b->m.db, b->job, 1, NULL,
+			      "{\"first_bad\":null}") < 0 ? BISECT_ERROR :
+			      BISECT_NO_CHANGE;
 		goto out;
 	}
 	mc = focus(b, &ends);
@@ -389,9 +390,9 @@ static int measure_merge_base(struct bisect *b, struct measure_args *ma)
 				 "\"base_run\":%lld,\"new_run\":%lld}", hex,
 				 b->m.k[b->kg].run_id, b->m.k[k].run_id);
 		measure_finish(&b->m);
-		job_end(b->m.db, b->job, 1, NULL, result);
+		ret = job_end(b->m.db, b->job, 1, NULL, result) < 0 ?
+		      BISECT_ERROR : BISECT_UPSTREAM;
 		free(result);
-		ret = BISECT_UPSTREAM;
 		goto out;
 	}
 	printf("BAD was rebased: bisecting from the merge-base %s (against "
@@ -660,15 +661,16 @@ enum bisect_result bisect_run(const struct mmci_config *cfg, struct db *db,
 	       b.nr_steps, b.job);
 	profile_culprit(cfg, &b);
 	result = bisect_json(&b, &culprit);
-	job_end(db, b.job, 1, NULL, result);
-	free(result);
 	ret = b.unclean ? BISECT_UNCLEAN : BISECT_CLEAN;
+	if (job_end(db, b.job, 1, NULL, result) < 0)
+		ret = BISECT_ERROR;
+	free(result);
 	goto out;
 fail:
 	measure_finish(&b.m);
 	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
 	if (b.job > 0 && !(req->job && interrupted()))
-		job_end(db, b.job, 0, interrupt_or_last_error(), NULL);
+		job_fail(db, b.job, interrupt_or_last_error());
 out:
 	free(ref);
 	bisect_culprit_release(&culprit);

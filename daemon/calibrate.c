@@ -23,11 +23,6 @@
 
 const double calib_slowdowns[CALIB_NR_SLOWDOWNS] = { 0.05, 0.10 };
 
-struct units {
-	double *v;
-	size_t nr, alloc;
-};
-
 void calib_rate_set(struct calib_rate *r, size_t hits, size_t trials)
 {
 	double z, n, p, denom, center, half;
@@ -50,7 +45,7 @@ void calib_rate_set(struct calib_rate *r, size_t hits, size_t trials)
 }
 
 /* the units of one side: boots idx[0..k-1] of m, every value times scale */
-static void units_fill(struct units *u, const struct calib_metric *m,
+static void units_fill(struct doubles *u, const struct calib_metric *m,
 		       const size_t *idx, size_t k, double scale)
 {
 	struct summary s;
@@ -75,7 +70,7 @@ static void units_fill(struct units *u, const struct calib_metric *m,
 	}
 }
 
-static enum verdict verdict_of(const struct units *a, const struct units *b,
+static enum verdict verdict_of(const struct doubles *a, const struct doubles *b,
 			       const struct compare_opts *co)
 {
 	struct comparison c;
@@ -167,7 +162,7 @@ int calibrate(const struct calib_metric *m, size_t nr, size_t pool,
 {
 	struct compare_opts co = COMPARE_OPTS_INIT;
 	struct counts *cnt, fam = { 0 };
-	struct units a = { 0 }, b = { 0 };
+	struct doubles a = { 0 }, b = { 0 };
 	size_t *src, *pick, *splits, nr_splits = 0, trials, i, t, s;
 	gsl_rng *rng;
 	int ret;

@@ -447,15 +447,16 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 		if (job_defer(&d->db, id, defer, note) == 0)
 			log_info("job #%lld: %s", id, note);
 		else
-			job_end(&d->db, id, 0, last_error(), NULL);
+			job_fail(&d->db, id, last_error());
 		free(note);
 		free(dir);
 		return;
 	}
 	if (!s->argv) {
-		if (note)
-			job_set_base_note(&d->db, id, note);
-		job_end(&d->db, id, 0, last_error(), NULL);
+		if (note && job_set_base_note(&d->db, id, note) < 0)
+			log_warnx("job #%lld: its note is not recorded: %s",
+				  id, note);
+		job_fail(&d->db, id, last_error());
 		free(note);
 		free(dir);
 		return;
@@ -472,7 +473,8 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 			fclose(f);
 		}
 		log_info("job #%lld: %s", id, note);
-		job_set_base_note(&d->db, id, note);
+		if (job_set_base_note(&d->db, id, note) < 0)
+			log_warnx("job #%lld: its note is not recorded", id);
 		free(note);
 	}
 	{
@@ -499,7 +501,7 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 	s->env[i] = NULL;
 	s->cp.env = s->env;
 	if (start_command(&s->cp) < 0) {
-		job_end(&d->db, id, 0, last_error(), NULL);
+		job_fail(&d->db, id, last_error());
 		argv_free(s->argv);
 		s->argv = NULL;
 		return;
@@ -522,7 +524,7 @@ static void slot_reap(struct daemon *d, struct slot *s, int code)
 				    "without recording a result (log %s)",
 				    code, s->log);
 
-		job_end(&d->db, s->job, 0, why, NULL);
+		job_fail(&d->db, s->job, why);
 		free(why);
 	}
 	log_info("job #%lld ended (exit %d): %s", s->job, code,

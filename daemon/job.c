@@ -169,13 +169,23 @@ int job_set_report_note(struct db *db, long long id, const char *note)
 		      note, id);
 }
 
-int job_end(struct db *db, long long id, int ok, const char *error,
+int job_end(struct db *db, long long id, int ok, const char *why,
 	    const char *result)
 {
-	return db_run(db, "UPDATE jobs SET status = ?, error = ?, result = "
-		      "coalesce(?, result), ended_at = ? WHERE id = ?", "tttdi",
-		      ok ? "done" : "failed", error, result,
-		      (double)time(NULL), id);
+	if (db_run(db, "UPDATE jobs SET status = ?, error = ?, result = "
+		   "coalesce(?, result), ended_at = ? WHERE id = ?", "tttdi",
+		   ok ? "done" : "failed", why, result, (double)time(NULL),
+		   id) < 0)
+		return error("job #%lld: its end ('%s') is not recorded; it "
+			     "stays 'running' until the daemon's recovery",
+			     id, ok ? "done" : "failed");
+	return 0;
+}
+
+void job_fail(struct db *db, long long id, const char *why)
+{
+	if (job_end(db, id, 0, why, NULL) < 0)
+		return;	/* said by job_end() */
 }
 
 /* is the "host:pid" owner a live process of this host? */

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 struct db;
 
 /*
@@ -125,9 +127,20 @@ struct job_step {
 int job_set_steps(struct db *db, long long id, const struct job_step *s,
 		  size_t nr);
 
-/* status 'done' or 'failed' with @error (NULL when done), @result JSON */
+/*
+ * job_end() - status 'done' or 'failed' with @error (NULL when done),
+ * @result JSON. Return: 0, or -1 after error() saying the job stays
+ * 'running' (job_recover() fails it later): a caller that was to succeed
+ * fails, a caller that was failing anyway has had it said.
+ */
 int job_end(struct db *db, long long id, int ok, const char *error,
-	    const char *result);
+	    const char *result) MUST_CHECK;
+/*
+ * job_fail() - job_end() as failed, on a path that fails anyway: when even
+ * that is not recorded, job_end() has said so and job_recover() fails the
+ * job later.
+ */
+void job_fail(struct db *db, long long id, const char *why);
 
 /*
  * job_recover() - jobs left 'running' by a process that is gone (kill -9,

@@ -637,17 +637,6 @@ static void add_plot(struct page *pg, struct plot *plots, size_t nr,
 
 /* ---- small numeric helpers ------------------------------------------- */
 
-struct values {
-	double *v;
-	size_t nr, alloc;
-};
-
-static void values_add(struct values *vs, double v)
-{
-	ALLOC_GROW(vs->v, vs->nr + 1, vs->alloc);
-	vs->v[vs->nr++] = v;
-}
-
 /* ---- / --------------------------------------------------------------- */
 
 static void index_runs(struct page *pg)
@@ -1328,7 +1317,7 @@ static void run_metrics(struct page *pg, long long id)
 		"s.value FROM samples s JOIN boots b ON b.id = s.boot_id "
 		"WHERE s.run_id = ? AND b.status = 'ok' ORDER BY s.workload, "
 		"s.variant, s.metric, s.unit, s.boot_id, s.iteration", "i", id);
-	struct values vs = { 0 };
+	struct doubles vs = { 0 };
 	char *w = NULL, *v = NULL, *m = NULL, *u = NULL;
 	long long boot = -1;
 	int boots = 0, rc, rows = 0;
@@ -1394,7 +1383,7 @@ static void run_metrics(struct page *pg, long long id)
 			boot = sqlite3_column_int64(st, 4);
 			boots++;
 		}
-		values_add(&vs, sqlite3_column_double(st, 5));
+		doubles_push(&vs, sqlite3_column_double(st, 5));
 	} while (1);
 	strbuf_addstr(&pg->out, "</tbody></table>\n");
 	if (!rows)

@@ -551,7 +551,7 @@ fail:
 	measure_finish(&sj.m);	/* no run of the job is left 'running' */
 	/* a job of the daemon's queue is left to job_recover() (interrupt.h) */
 	if (sj.job > 0 && !(req->job && interrupted()))
-		job_end(db, sj.job, 0, interrupt_or_last_error(), NULL);
+		job_fail(db, sj.job, interrupt_or_last_error());
 out:
 	measure_release(&sj.m);
 	free(sj.reuse_note);

@@ -521,3 +521,15 @@ int has_word(const char *list, const char *word)
 			return 1;
 	return 0;
 }
+
+void doubles_push(struct doubles *d, double x)
+{
+	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
+	d->v[d->nr++] = x;
+}
+
+void doubles_release(struct doubles *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}

@@ -25,6 +25,7 @@
 #define NORETURN __attribute__((noreturn))
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define UNUSED __attribute__((unused))
+#define MUST_CHECK __attribute__((warn_unused_result))
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
@@ -45,6 +46,23 @@ int xsnprintf(char *dst, size_t max, const char *fmt, ...) PRINTF(3, 4);
 			(x) = xrealloc((x), (alloc) * sizeof(*(x)));          \
 		}                                                             \
 	} while (0)
+
+/*
+ * A growing array of doubles (samples, units, CVs), the one of mmci:
+ *
+ *	struct doubles d = DOUBLES_INIT;
+ *
+ *	doubles_push(&d, x);
+ *	... d.v[0 .. d.nr - 1] ...
+ *	doubles_release(&d);
+ */
+struct doubles {
+	double *v;
+	size_t nr, alloc;
+};
+#define DOUBLES_INIT { 0 }
+void doubles_push(struct doubles *d, double x);
+void doubles_release(struct doubles *d);
 
 int error(const char *fmt, ...) PRINTF(1, 2);
 /* like error(), with ": strerror(errno)" appended */
