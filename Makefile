@@ -67,8 +67,8 @@ LIB_OBJS = \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/inbox.o daemon/aim.o daemon/tree.o daemon/apply.o \
 	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/profile.o daemon/stats.o daemon/compare.o \
-	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o \
-	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/render.o daemon/web.o \
+	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/nightly.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o daemon/bench.o \
+	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/kcidb.o daemon/render.o daemon/web.o \
 	daemon/remote.o
 
 # one file per command, cmd_<name>() dispatched from daemon/mmci.c

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-bench.c - `mmci bench`: which noise setting gives the smallest spread.
+ * bench.c - `mmci bench`: which noise setting gives the smallest spread
+ * (cmd-bench.c parses the options).
  *
  * Boots one kernel B times under each noise setting (clock icount or wall,
  * vCPUs pinned or not, NVDIMM file on tmpfs or on disk), every workload in
@@ -48,16 +49,15 @@
  * kernel against itself and the detection rate of an injected 5 % and
  * 10 % slowdown. k needs P >= 2k: 12 boots for the wall clock's k = 6.
  */
-#include <getopt.h>
 #include <math.h>
 #include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
 
+#include "bench.h"
 #include "build.h"
 #include "calibrate.h"
-#include "builtin.h"
 #include "compare.h"
 #include "config.h"
 #include "db.h"
@@ -71,39 +71,6 @@
 
 #define BENCH_ALPHA 0.05
 #define BENCH_POWER 0.8
-
-static const char bench_usage[] =
-	"usage: mmci bench (--build ID | --kernel PATH [--modules-root DIR]\n"
-	"                  [--release REL] [--hz HZ]) [options]\n"
-	"   or: mmci bench --from-runs ID,ID,... [--json] [--mdc-boots K]\n"
-	"                  [--calibrate]\n"
-	"\n"
-	"Boot one kernel B times under each noise setting and print, for every\n"
-	"metric and setting, the median, the between-boot and within-boot\n"
-	"coefficients of variation and the smallest change a default\n"
-	"comparison could detect; then which setting has the least spread.\n"
-	"It takes the options of 'mmci run' but --clock, --backing, --vcpus,\n"
-	"--pin and --label: each setting (--settings) gives those.\n"
-	"\n"
-	RUN_OPTIONS_USAGE("all")
-	"  --boots B          boots per setting, interleaved (3)\n"
-	"  --settings LIST    comma list of CLOCK[-pin][-disk][-Ncpu], CLOCK\n"
-	"                     icount or wall; NVDIMM on tmpfs unless -disk\n"
-	"                     (icount,wall,wall-pin,wall-disk)\n"
-	"  --from-runs LIST   no boot: the table of these runs, one per setting\n"
-	"                     (--run-ids is the same)\n"
-	"  --mdc-boots K      boots per side for the MDC (test-series' default:\n"
-	"                     icount 2, wall 6)\n"
-	"  --calibrate        also the A/A calibration: false alarms and the\n"
-	"                     detection of a 5 % and 10 % slowdown per\n"
-	"                     threshold (default when booting; needs 2k boots)\n"
-	"  --no-calibrate     not even when booting\n"
-	"  --calib-boots LIST k, boots per side, to calibrate (wall 3,4,5,6;\n"
-	"                     icount 2,3)\n"
-	"  --calib-trials T   random splits per k and threshold (1000); the\n"
-	"                     thresholds: alpha 0.05, 0.01, 0.005 times a\n"
-	"                     minimal effect of 1, 2, 3 %\n"
-	"  --json             machine-readable output\n";
 
 /* one column of the table: a noise setting and the run that measured it */
 struct bench_setting {
@@ -146,17 +113,6 @@ struct bench {
 	int mdc_boots;        /* --mdc-boots, 0: by clock */
 	const char *release;  /* of the first run; owned by its setting */
 };
-
-struct dvec {
-	double *v;
-	size_t nr, alloc;
-};
-
-static void dvec_push(struct dvec *d, double x)
-{
-	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
-	d->v[d->nr++] = x;
-}
 
 static void setting_release(struct bench_setting *s)
 {
@@ -364,7 +320,7 @@ static void fill_cell(struct bench *b, size_t si, const char *workload,
 		      const char *unit, const struct unit_values *u)
 {
 	const struct bench_setting *s = &b->set[si];
-	struct dvec wcvs = { 0 };
+	struct doubles wcvs = { 0 };
 	struct bench_cell *c;
 	struct summary sm;
 	size_t i;
@@ -373,7 +329,7 @@ static void fill_cell(struct bench *b, size_t si, const char *workload,
 		return;
 	for (i = 0; i < u->nr; i++)
 		if (!isnan(u->cv[i]))
-			dvec_push(&wcvs, u->cv[i]);
+			doubles_push(&wcvs, u->cv[i]);
 	c = &find_row(b, workload, variant, metric, unit)->cells[si];
 	summarize(u->v, u->nr, &sm);
 	c->n = u->nr;
@@ -694,7 +650,7 @@ struct bench_summary {
 static void summarize_setting(const struct bench *b, size_t j,
 			      struct bench_summary *bs)
 {
-	struct dvec cvs = { 0 }, mdcs = { 0 };
+	struct doubles cvs = { 0 }, mdcs = { 0 };
 	struct summary s;
 	size_t i;
 
@@ -706,9 +662,9 @@ static void summarize_setting(const struct bench *b, size_t j,
 		if (isnan(c->cv))
 			continue;
 		bs->metrics++;
-		dvec_push(&cvs, fabs(c->cv) * 100);
+		doubles_push(&cvs, fabs(c->cv) * 100);
 		if (!isnan(c->mdc))
-			dvec_push(&mdcs, c->mdc);
+			doubles_push(&mdcs, c->mdc);
 	}
 	summarize(cvs.v, cvs.nr, &s);
 	bs->median_cv = s.median;
@@ -830,7 +786,7 @@ static const double calib_min_effects[] = { 1, 2, 3 };
 
 struct calib_pool_metric {
 	char *workload, *variant, *metric, *unit;
-	struct dvec *boots;          /* one per ok boot of the run */
+	struct doubles *boots;          /* one per ok boot of the run */
 	struct calib_boot *cb;       /* views of boots, for calibrate() */
 };
 
@@ -925,7 +881,7 @@ static int calib_load(struct db *db, long long run_id,
 		}
 		if (boot >= cs->pool)
 			BUG("ok boot %zu of a pool of %zu", boot, cs->pool);
-		dvec_push(&cur->boots[boot], sqlite3_column_double(st, 5));
+		doubles_push(&cur->boots[boot], sqlite3_column_double(st, 5));
 	}
 	sqlite3_finalize(st);
 	if (rc < 0)
@@ -1449,115 +1405,61 @@ static int parse_run_ids(const char *list, struct bench *b)
 	return b->nr_set ? 0 : error("--from-runs wants run ids, like 3,4");
 }
 
-int cmd_bench(int argc, char **argv)
+int bench_check(const struct bench_request *req)
 {
-	/* the run options (measure.h) and bench's own */
-	static const struct option opts[] = {
-		RUN_OPTIONS,
-		{ "boots", required_argument, NULL, 'B' },
-		{ "settings", required_argument, NULL, 's' },
-		{ "from-runs", required_argument, NULL, 'R' },
-		{ "run-ids", required_argument, NULL, 'R' },
-		{ "mdc-boots", required_argument, NULL, 'M' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "calibrate", no_argument, NULL, 'c' },
-		{ "no-calibrate", no_argument, NULL, 'C' },
-		{ "calib-boots", required_argument, NULL, 'K' },
-		{ "calib-trials", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *settings = "icount,wall,wall-pin,wall-disk";
-	const char *from_runs = NULL;
+	struct strbuf wl = STRBUF_INIT;
+	struct bench b = { 0 };
+	int ret;
+
+	ret = req->from_runs ? parse_run_ids(req->from_runs, &b) :
+			       (parse_settings(req->settings, &b) < 0 ||
+				workloads_expand(req->o->workloads, &wl) < 0 ?
+				-1 : 0);
+	bench_release(&b);
+	strbuf_release(&wl);
+	return ret;
+}
+
+int bench_run(const struct mmci_config *cfg, struct db *db,
+	      const struct bench_request *req)
+{
+	struct run_opts o = *req->o;
 	struct build_result keep = { 0 };
 	struct strbuf wl = STRBUF_INIT, out = STRBUF_INIT;
-	struct bench b = { 0 };
-	struct run_args a;
-	struct run_opts *o = &a.o;
-	struct mmci_config cfg;
-	struct db db;
+	struct bench b = { .mdc_boots = req->mdc_boots };
+	struct calib_all ca = { .trials = req->calib_trials ?
+				req->calib_trials : CALIB_TRIALS,
+				.seed = CALIB_SEED };
 	char *release = NULL;
-	struct calib_all ca = { .trials = CALIB_TRIALS, .seed = CALIB_SEED };
-	const char *calib_ks = NULL;
-	int c, used, json = 0, ret = 1, failed = 0, calib = -1;
+	int ret = -1, failed = 0, calib = req->calibrate;
 
-	run_args_init(&a);
-	o->workloads = "all";
-	a.boots = 3;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		used = run_option_parse(o, &a.build_id, &a.extra, c, optarg);
-		if (used > 0)
-			continue;
-		if (used < 0) {
-			ret = 129;
-			goto early;
-		}
-		switch (c) {
-		case 'B': a.boots = parse_count("--boots", optarg); break;
-		case 's': settings = optarg; break;
-		case 'R': from_runs = optarg; break;
-		case 'M':
-			b.mdc_boots = parse_count("--mdc-boots", optarg);
-			if (b.mdc_boots < 2)
-				die("--mdc-boots wants at least 2 (boots per "
-				    "side), not '%s'", optarg);
-			break;
-		case 'j': json = 1; break;
-		case 'c': calib = 1; break;
-		case 'C': calib = 0; break;
-		case 'K': calib_ks = optarg; break;
-		case 'T':
-			ca.trials = parse_count("--calib-trials", optarg);
-			if (!ca.trials)
-				die("--calib-trials wants at least 1");
-			break;
-		case 'h':
-			fputs(bench_usage, stdout);
-			ret = 0;
-			goto early;
-		default:
-			fputs(bench_usage, stderr);
-			ret = 129;
-			goto early;
-		}
-	}
-	if (optind != argc ||
-	    (!from_runs && !!a.build_id == !!o->kernel) ||
-	    (from_runs && (a.build_id || o->kernel))) {
-		error("give exactly one of --build, --kernel and --from-runs");
-		fputs(bench_usage, stderr);
-		ret = 129;
-		goto early;
-	}
-	if (from_runs ? parse_run_ids(from_runs, &b) < 0 :
-			(parse_settings(settings, &b) < 0 ||
-			 workloads_expand(o->workloads, &wl) < 0)) {
-		ret = 129;
-		goto early;
-	}
-	setup_command(&cfg, &db);
-	if (!from_runs) {
-		o->workloads = wl.buf;
-		if (run_opts_kernel(&db, a.build_id, o, &keep, &release) < 0)
+	if (req->from_runs ? parse_run_ids(req->from_runs, &b) < 0 :
+			     (parse_settings(req->settings, &b) < 0 ||
+			      workloads_expand(o.workloads, &wl) < 0))
+		goto out;
+	if (!req->from_runs) {
+		o.workloads = wl.buf;
+		if (run_opts_kernel(db, req->build_id, &o, &keep,
+				    &release) < 0)
 			goto out;
 		progress("bench: %s, settings %s, %d boot(s) each, workloads "
-			 "%s", o->release, settings, a.boots, wl.buf);
-		failed = bench_boot(&cfg, &db, &b, o, a.boots);
+			 "%s", o.release, req->settings, req->boots, wl.buf);
+		failed = bench_boot(cfg, db, &b, &o, req->boots);
 	}
-	if (bench_load(&db, &b) < 0)
+	if (bench_load(db, &b) < 0)
 		goto out;
 	if (calib < 0)
-		calib = !from_runs;
-	if (calib && bench_calibrate(&db, &b, calib_ks, &ca) < 0)
+		calib = !req->from_runs;
+	if (calib && bench_calibrate(db, &b, req->calib_ks, &ca) < 0)
 		goto out;
-	if (json) {
-		char *text = bench_json(&db, &b, calib ? calib_json(&b, &ca) :
-							 NULL);
+	if (req->json) {
+		char *text = bench_json(db, &b, calib ? calib_json(&b, &ca) :
+							NULL);
 
 		puts(text);
 		free(text);
 	} else {
-		bench_format(&db, &b, &out);
+		bench_format(db, &b, &out);
 		bench_format_summary(&b, &out);
 		if (calib)
 			calib_format(&b, &ca, &out);
@@ -1567,13 +1469,9 @@ int cmd_bench(int argc, char **argv)
 out:
 	calib_all_release(&ca);
 	strbuf_release(&out);
+	strbuf_release(&wl);
 	build_result_release(&keep);
 	free(release);
-	db_close(&db);
-	config_release(&cfg);
-early:
 	bench_release(&b);
-	strbuf_release(&wl);
-	run_args_release(&a);
 	return ret;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-export.c - `mmci export kcidb`: builds and results as KernelCI's
- * KCIDB JSON, for `kcidb-submit`.
+ * kcidb.c - builds and results as KernelCI's KCIDB JSON, for
+ * `kcidb-submit` (`mmci export kcidb`, cmd-export.c, parses the options).
  *
  * The format is KCIDB I/O schema v5.3, whose JSON schema, taken from
  * kernelci/kcidb-io, is tests/fixtures/kcidb/kcidb-io-v5.3.schema.json
@@ -57,46 +57,26 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "arch.h"
-#include "builtin.h"
 #include "compare.h"
 #include "config.h"
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
+#include "kcidb.h"
 #include "mbox.h"
 #include "report.h"
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
 
-#define KCIDB_MAJOR 5
-#define KCIDB_MINOR 3
 /* the schema's maxLength of log_excerpt, in characters */
 #define KCIDB_EXCERPT_MAX 16384
-
-static const char export_usage[] =
-	"usage: mmci export kcidb [--run ID]... [--since UNIX_TIME | --all]\n"
-	"                         [-o FILE] [--origin NAME] [--log-url URL]\n"
-	"\n"
-	"Write builds, their checkouts and the runs' results as KCIDB JSON\n"
-	"(I/O schema v5.3) for KernelCI: `kcidb-submit -p PROJECT -t TOPIC\n"
-	"< FILE` submits it. Without a selection, everything is exported.\n"
-	"\n"
-	"  --run ID         this run, its build and its checkout (repeatable)\n"
-	"  --since T        runs, builds and applies started at or after T\n"
-	"                   (Unix seconds)\n"
-	"  --all            every run, build and apply\n"
-	"  -o, --output F   write F (atomically) instead of standard output\n"
-	"  --origin NAME    the KCIDB origin, [a-z0-9_]+ (default mmci)\n"
-	"  --log-url URL    the data directory (MMCI_DATA) is served at URL:\n"
-	"                   logs and kernels become log_url and output_files\n";
 
 /* ---------------------------------------------------------------- SHA-256 */
 
@@ -506,7 +486,7 @@ static int is_hex40(const char *s)
 	return s[40] == '\0';
 }
 
-static int valid_origin(const char *s)
+int kcidb_valid_origin(const char *s)
 {
 	if (!*s)
 		return 0;
@@ -540,6 +520,7 @@ struct export {
 	size_t nr_sh, alloc_sh;
 	struct strbuf prebuilt;	/* "#4, #7": runs skipped */
 	int nr_prebuilt;
+	int failed;		/* a lookup failed: the export is incomplete */
 };
 
 /* "<log-url>/<path below the data directory>", or NULL; caller frees */
@@ -679,10 +660,16 @@ static void checkout_add_head(struct export *ex, json_t *co, json_t *misc,
 	sqlite3_stmt *st = db_query(ex->db, "SELECT remote, url, branch, "
 				    "fetched_at FROM heads WHERE commit_id = ? "
 				    "ORDER BY id LIMIT 1", "t", commit);
+	int rc;
 
-	if (!st)
+	if (!st) {
+		ex->failed = 1;
 		return;
-	if (db_step(ex->db, st) == DB_ROW) {
+	}
+	rc = db_step(ex->db, st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		ex->failed = 1;
+	if (rc == DB_ROW) {
 		const char *url = db_col_text(st, 1);
 
 		set_col(co, "tree_name", st, 0);
@@ -780,7 +767,12 @@ static const char *checkout_get(struct export *ex, const char *base,
 			      "coalesce(message_id, ''), author, source, "
 			      "source_sha1 FROM series WHERE id = ?", "i",
 			      series_id);
-		if (st && db_step(ex->db, st) != DB_ROW) {
+		int rc = st ? db_step(ex->db, st) : -1;
+
+		/* no row: an export of what there is; a failed read: none */
+		if (rc != DB_ROW) {
+			if (rc != DB_DONE)
+				ex->failed = 1;
 			sqlite3_finalize(st);
 			st = NULL;
 		}
@@ -1616,7 +1608,7 @@ static int export_all(struct export *ex, const long long *ids, size_t nr_ids,
 	for (i = 0; i < ex->nr_runs; i++)
 		if (export_run(ex, ex->runs[i]) < 0)
 			ret = -1;
-	if (export_comparisons(ex) < 0)
+	if (export_comparisons(ex) < 0 || ex->failed)
 		ret = -1;
 	if (ex->nr_prebuilt)
 		warning("skipped %d run(s) of prebuilt kernels (%s): KCIDB "
@@ -1626,137 +1618,39 @@ static int export_all(struct export *ex, const long long *ids, size_t nr_ids,
 	return ret;
 }
 
-static int write_out(const char *path, const char *text)
+int kcidb_valid_log_url(const char *url)
 {
-	size_t len = strlen(text);
-
-	if (path)
-		return write_file(path, text, len);
-	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
-		return error_errno("cannot write the export");
-	return 0;
+	/* files are appended to it: no query or fragment */
+	return (starts_with(url, "https://") || starts_with(url, "http://")) &&
+	       uri_valid(url) && !strpbrk(url, "?#");
 }
 
-int cmd_export(int argc, char **argv)
+int kcidb_export(const struct mmci_config *cfg, struct db *db,
+		 const struct kcidb_request *req, char **text)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "since", required_argument, NULL, 's' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "origin", required_argument, NULL, 'O' },
-		{ "log-url", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct export ex = { 0 };
-	struct mmci_config cfg;
-	struct db db;
-	long long *ids = NULL;
-	size_t nr_ids = 0, alloc_ids = 0, i;
-	const char *out = NULL;
-	double since = -1;
-	int c, all = 0, ret = 1;
-	char *text = NULL, *end;
+	size_t i;
+	int ret = -1;
 	json_t *root;
 
-	ex.origin = "mmci";
-	if (argc >= 2 && (!strcmp(argv[1], "--help") ||
-			  !strcmp(argv[1], "-h"))) {
-		fputs(export_usage, stdout);
-		return 0;
+	*text = NULL;
+	for (i = 0; i < req->nr_runs; i++) {
+		if (!db_int(db, 0, "SELECT count(*) FROM runs WHERE id = ?",
+			    "i", req->runs[i]))
+			return error("no run #%lld (see 'mmci show runs')",
+				     req->runs[i]);
 	}
-	if (argc < 2 || strcmp(argv[1], "kcidb")) {
-		if (argc >= 2)
-			error("unknown export format '%s' (only 'kcidb')",
-			      argv[1]);
-		fputs(export_usage, stderr);
-		return 129;
-	}
-	argc--;
-	argv++;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			ALLOC_GROW(ids, nr_ids + 1, alloc_ids);
-			ids[nr_ids++] = parse_count("--run", optarg);
-			break;
-		case 's':
-			errno = 0;
-			since = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !isfinite(since) || since < 0) {
-				error("--since wants Unix seconds, not '%s'",
-				      optarg);
-				free(ids);
-				return 129;
-			}
-			break;
-		case 'a':
-			all = 1;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'O':
-			ex.origin = optarg;
-			break;
-		case 'L':
-			ex.log_url = optarg;
-			break;
-		case 'h':
-			fputs(export_usage, stdout);
-			free(ids);
-			return 0;
-		default:
-			fputs(export_usage, stderr);
-			free(ids);
-			return 129;
-		}
-	}
-	if (optind != argc || (all && since >= 0)) {
-		if (all && since >= 0)
-			error("--since and --all exclude each other");
-		fputs(export_usage, stderr);
-		free(ids);
-		return 129;
-	}
-	if (!valid_origin(ex.origin)) {
-		error("the origin '%s' is not a KCIDB origin ([a-z0-9_]+)",
-		      ex.origin);
-		free(ids);
-		return 129;
-	}
-	/* files are appended to it: no query or fragment */
-	if (ex.log_url && ((!starts_with(ex.log_url, "https://") &&
-			    !starts_with(ex.log_url, "http://")) ||
-			   !uri_valid(ex.log_url) ||
-			   strpbrk(ex.log_url, "?#"))) {
-		error("--log-url wants an http(s) URL (RFC 3986, '%%' as "
-		      "\"%%XX\", no query), not '%s'", ex.log_url);
-		free(ids);
-		return 129;
-	}
-	if (all || (!nr_ids && since < 0))
-		since = 0;	/* everything */
-
-	setup_command(&cfg, &db);
-	for (i = 0; i < nr_ids; i++) {
-		if (!db_int(&db, 0, "SELECT count(*) FROM runs WHERE id = ?",
-			    "i", ids[i])) {
-			error("no run #%lld (see 'mmci show runs')", ids[i]);
-			goto out;
-		}
-	}
-	ex.db = &db;
-	ex.cfg = &cfg;
+	ex.db = db;
+	ex.cfg = cfg;
+	ex.origin = req->origin;
+	ex.log_url = req->log_url;
 	ex.checkouts = json_array();
 	ex.builds = json_array();
 	ex.tests = json_array();
 	ex.checkout_index = json_object();
 	ex.build_index = json_object();
 	strbuf_init(&ex.prebuilt, 0);
-	if (export_all(&ex, ids, nr_ids, since) < 0) {
+	if (export_all(&ex, req->runs, req->nr_runs, req->since) < 0) {
 		error("the export is incomplete: see above");
 		goto release;
 	}
@@ -1764,26 +1658,23 @@ int cmd_export(int argc, char **argv)
 			 "major", KCIDB_MAJOR, "minor", KCIDB_MINOR,
 			 "checkouts", ex.checkouts, "builds", ex.builds,
 			 "tests", ex.tests);
-	text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
+	*text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
 	json_decref(root);
-	if (!text) {
+	if (!*text) {
 		error("cannot format the export as JSON");
 		goto release;
 	}
 	{
-		char *nl = xstrfmt("%s\n", text);
+		char *nl = xstrfmt("%s\n", *text);
 
-		free(text);
-		text = nl;
+		free(*text);
+		*text = nl;
 	}
-	if (write_out(out, text) < 0)
-		goto release;
-	log_info("exported %zu checkout(s), %zu build(s), %zu test(s)%s%s",
+	log_info("exported %zu checkout(s), %zu build(s), %zu test(s)",
 		 json_array_size(ex.checkouts), json_array_size(ex.builds),
-		 json_array_size(ex.tests), out ? " to " : "", out ? out : "");
+		 json_array_size(ex.tests));
 	ret = 0;
 release:
-	free(text);
 	json_decref(ex.checkouts);
 	json_decref(ex.builds);
 	json_decref(ex.tests);
@@ -1794,9 +1685,5 @@ release:
 	free(ex.sh);
 	free(ex.runs);
 	strbuf_release(&ex.prebuilt);
-out:
-	free(ids);
-	db_close(&db);
-	config_release(&cfg);
 	return ret;
 }

@@ -133,7 +133,7 @@ add_nights() {
 		3101 0 100
 	nightly_sql 32 32 mm '..' "$(commit d 1)" 1 3201 0 100
 	# a bisect of the range of night 8, 7..8 (the bad end abbreviated as
-	# a person types it; cmd-nightly.c writes it in full), and a failed
+	# a person types it; nightly.c writes it in full), and a failed
 	# one of mm-stable's 2..3
 	echo "INSERT INTO jobs (id, kind, series_ref, params, status,
 		created_at, ended_at, result, error) VALUES (50, 'bisect',
