@@ -300,25 +300,6 @@ out:
 
 /* ---- the mirrors ------------------------------------------------------- */
 
-struct fetch_progress {
-	const char *what;
-	double last;	/* s, monotonic: the last line printed */
-};
-
-/* a line every 10 s: the first fetch of a lore epoch is about 1 GB */
-static int transfer_progress(const git_indexer_progress *p, void *data)
-{
-	struct fetch_progress *fp = data;
-	double t = now_s();
-
-	if (t - fp->last < 10.0)
-		return 0;
-	fp->last = t;
-	progress("fetching %s: %u/%u objects, %zu MiB, %u/%u deltas",
-		 fp->what, p->received_objects, p->total_objects,
-		 p->received_bytes >> 20, p->indexed_deltas, p->total_deltas);
-	return 0;
-}
 
 /* the mirror of @epoch, made when it is not there; NULL after error() */
 static git_repository *mirror(struct inbox *in, int epoch)
@@ -358,12 +339,13 @@ static int fetch_epoch(struct inbox *in, int epoch, git_repository *repo,
 	char *url = xstrfmt("%s/git/%d.git", in->url, epoch);
 	char *what = xstrfmt("epoch %d of inbox '%s'", epoch, in->name);
 	char *spec = "+refs/heads/master:refs/heads/master";
-	struct fetch_progress fp = { what, now_s() };
+	/* the first fetch of a lore epoch is about 1 GB */
+	struct tree_fetch_progress fp = { what, now_s() };
 	git_strarray specs = { &spec, 1 };
 	git_remote *rem = NULL;
 	int ret = -1;
 
-	fo.callbacks.transfer_progress = transfer_progress;
+	fo.callbacks.transfer_progress = tree_fetch_progress;
 	fo.callbacks.payload = &fp;
 	fo.prune = GIT_FETCH_NO_PRUNE;
 	fo.update_fetchhead = 0;

@@ -558,25 +558,6 @@ out_free:
 	return ret;
 }
 
-struct fetch_progress {
-	const char *name;
-	double last;   /* s, monotonic: the last line printed */
-};
-
-/* a line every 10 s: a first kernel fetch takes many minutes */
-static int transfer_progress(const git_indexer_progress *p, void *data)
-{
-	struct fetch_progress *fp = data;
-	double t = now_s();
-
-	if (t - fp->last < 10.0)
-		return 0;
-	fp->last = t;
-	progress("fetching '%s': %u/%u objects, %zu MiB, %u/%u deltas",
-		 fp->name, p->received_objects, p->total_objects,
-		 p->received_bytes >> 20, p->indexed_deltas, p->total_deltas);
-	return 0;
-}
 
 static int sideband_progress(const char *str, int len, void *data)
 {
@@ -589,7 +570,8 @@ int remote_ingest(struct db *db, git_repository *repo, const struct remote *r,
 {
 	git_remote_callbacks cbs = GIT_REMOTE_CALLBACKS_INIT;
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
-	struct fetch_progress fp = { r->name, now_s() };
+	/* a first kernel fetch takes many minutes */
+	struct tree_fetch_progress fp = { r->name, now_s() };
 	const git_remote_head **refs;
 	git_remote *rem = NULL;
 	git_strarray specs = { NULL, 0 };
@@ -600,7 +582,7 @@ int remote_ingest(struct db *db, git_repository *repo, const struct remote *r,
 
 	if (!r->url)
 		BUG("remote '%s' without a URL", r->name);
-	cbs.transfer_progress = transfer_progress;
+	cbs.transfer_progress = tree_fetch_progress;
 	cbs.sideband_progress = sideband_progress;
 	cbs.payload = &fp;
 	log_info("fetching %s (%s)", r->name, r->url);

@@ -306,3 +306,17 @@ out:
 	git_commit_free(c);
 	return ret;
 }
+
+int tree_fetch_progress(const git_indexer_progress *p, void *data)
+{
+	struct tree_fetch_progress *fp = data;
+	double t = now_s();
+
+	if (t - fp->last < 10.0)
+		return 0;
+	fp->last = t;
+	progress("fetching %s: %u/%u objects, %zu MiB, %u/%u deltas",
+		 fp->what, p->received_objects, p->total_objects,
+		 p->received_bytes >> 20, p->indexed_deltas, p->total_deltas);
+	return 0;
+}

@@ -49,4 +49,16 @@ int tree_patch_id_of_diff(const char *diff, char hex[GIT_OID_HEXSZ + 1]);
 int tree_patch_id_of_commit(git_repository *repo, const git_oid *commit,
 			    char hex[GIT_OID_HEXSZ + 1]);
 
+/*
+ * A fetch's progress as a line every 10 s ("fetching WHAT: 10/20 objects,
+ * 3 MiB, 0/5 deltas"), for fetches that take minutes (a kernel tree, a
+ * lore epoch): callbacks.transfer_progress, with a struct
+ * tree_fetch_progress as the payload.
+ */
+struct tree_fetch_progress {
+	const char *what;
+	double last;	/* s, monotonic: the last line printed */
+};
+int tree_fetch_progress(const git_indexer_progress *p, void *data);
+
 #endif
