@@ -1058,12 +1058,14 @@ static void memo_release(struct renderer *r)
 	r->memo_nr = r->memo_alloc = 0;
 }
 
-/* a run's mode and set-up, the line of a trend it is a point of */
+/*
+ * A run's mode and set-up, the line of a trend it is a point of: run.c's
+ * words (run_sql_functions()), the arch among them, so that runs compare.c
+ * would not compare never share a line.
+ */
 #define RUN_LINE_SQL \
-	"r.accel || '/' || r.clock || ', ' || r.nvdimm_mib || ' MiB NVDIMM " \
-	"on ' || r.backing || ', ' || r.ram_mib || ' MiB RAM, ' || r.vcpus " \
-	"|| ' vCPU' || CASE WHEN coalesce(json_extract(r.params, '$.pin'), " \
-	"0) THEN ' pinned' ELSE '' END"
+	"mmci_run_setup(r.accel, r.clock, r.arch, r.nvdimm_mib, r.backing, " \
+	"r.ram_mib, r.vcpus, json_extract(r.params, '$.pin'))"
 
 /* the newest WEB_TREND_RUNS runs that finished, oldest first */
 static sqlite3_stmt *trend_runs(struct db *db)
@@ -4221,6 +4223,10 @@ static int renderer_open(struct renderer *r, const struct mmci_config *cfg)
 	strbuf_init(&r->plot_gp, 0);
 	if (db_open(&r->db, cfg->db_path) < 0)
 		return -1;
+	if (run_sql_functions(&r->db) < 0) {
+		db_close(&r->db);
+		return -1;
+	}
 	sqlite3_busy_timeout(r->db.handle, WEB_BUSY_MS);
 	r->db_real = real_path(cfg->db_path);
 	r->www = data_path(cfg, "www");

@@ -860,6 +860,44 @@ void run_setup_shape(const struct run_row *r, struct strbuf *out)
 		    r->vcpus, r->pin == 1 ? " pinned" : "");
 }
 
+void run_setup_line(const struct run_row *r, struct strbuf *out)
+{
+	strbuf_addf(out, "%s/%s, ", r->accel, r->clock);
+	run_setup_shape(r, out);
+}
+
+/* mmci_run_setup(accel, clock, arch, nvdimm_mib, backing, ram_mib, vcpus,
+ * pin): run_setup_line() of those columns */
+static void sql_run_setup(sqlite3_context *ctx, int argc UNUSED,
+			  sqlite3_value **v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct run_row r = { 0 };
+
+	r.accel = (char *)sqlite3_value_text(v[0]);
+	r.clock = (char *)sqlite3_value_text(v[1]);
+	r.arch = (char *)sqlite3_value_text(v[2]);
+	r.nvdimm_mib = sqlite3_value_int64(v[3]);
+	r.backing = (char *)sqlite3_value_text(v[4]);
+	r.ram_mib = sqlite3_value_int64(v[5]);
+	r.vcpus = sqlite3_value_int64(v[6]);
+	r.pin = sqlite3_value_type(v[7]) == SQLITE_NULL ? -1 :
+		!!sqlite3_value_int(v[7]);
+	run_setup_line(&r, &sb);
+	sqlite3_result_text(ctx, sb.buf, (int)sb.len, SQLITE_TRANSIENT);
+	strbuf_release(&sb);
+}
+
+int run_sql_functions(struct db *db)
+{
+	if (sqlite3_create_function(db->handle, "mmci_run_setup", 8,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				    sql_run_setup, NULL, NULL) != SQLITE_OK)
+		return error("cannot add mmci_run_setup() to '%s': %s",
+			     db->path, sqlite3_errmsg(db->handle));
+	return 0;
+}
+
 /*
  * The host-side times of a wall-clock boot (vm_result.host_samples) go to
  * runs/<tag>/N/bootB-host.jsonl, beside the guest's results, and are stored as

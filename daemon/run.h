@@ -133,6 +133,15 @@ int run_store_imported_boot(struct db *db, long long run_id, int idx,
  * Appended to @out.
  */
 void run_setup_shape(const struct run_row *r, struct strbuf *out);
+/* "tcg/icount, " then run_setup_shape(): a run's mode and machine */
+void run_setup_line(const struct run_row *r, struct strbuf *out);
+/*
+ * run_sql_functions() - give @db's queries mmci_run_setup(accel, clock,
+ * arch, nvdimm_mib, backing, ram_mib, vcpus, pin), run_setup_line() of
+ * those columns (pin NULL: not recorded), so that what groups runs in SQL
+ * (a trend's lines) is what compare.c compares. 0, or -1 after error().
+ */
+int run_sql_functions(struct db *db);
 
 void run_opts_init(struct run_opts *o);
 

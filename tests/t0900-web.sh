@@ -120,7 +120,7 @@ test_expect 'chromium: the metric page has the trend plot and its numbers' '
 		href:/run/1 href:/run/2 &&
 	# one line per set-up, a point per run
 	$CHECK metric.html tags:svg:1 id:plot \
-		"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU"
+		"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU(s)"
 '
 
 test_expect 'chromium: unknown pages get the 404 page, the path escaped' '

@@ -155,13 +155,43 @@ if command -v gnuplot >/dev/null; then
 	'
 	test_expect 'plots: a point per run on the metric page' '
 		$CHECK metric.html tags:svg:1 id:plot \
-			"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU"
+			"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU(s)"
+	'
+	# an arm64 run of the same machine otherwise: compare.c never
+	# compares it with an x86_64 one, so it is a line of its own
+	test_expect 'plots: an arm64 run of the same set-up is a line of its own' '
+		sqlite3 -bail "$MMCI_DB" <<-EOF &&
+		INSERT INTO runs (id, label, build_id, kernel, kernel_release,
+			modules_root, hz, workloads, params, accel, clock, vcpus,
+			ram_mib, nvdimm_mib, backing, qemu_version,
+			libvirt_version, host, initrd, status, started_at,
+			ended_at, arch) VALUES
+			(3, "web-arm64", 1, "/k3", "6.12.1", "/m", 1000, "fsdax",
+			 "{}", "tcg", "icount", 1, 1280, 2048, "tmpfs",
+			 "7.2.15", "9.0.0", "$HOST", "/i", "ok", 1700000200,
+			 1700000260, "arm64");
+		INSERT INTO boots (id, run_id, idx, status, end_kind,
+			started_at, duration_s) VALUES
+			(3, 3, 0, "ok", "poweroff", 1700000200, 60);
+		INSERT INTO samples (run_id, boot_id, workload, variant, metric,
+			unit, iteration, value) VALUES
+			(3, 3, "fsdax", "align=2M,map=dev", "rebind_memmap", "ms",
+			 1, 400), (3, 3, "fsdax", "align=2M,map=dev",
+			 "rebind_memmap", "ms", 2, 401);
+		EOF
+		web_rendered &&
+		page "/metric/fsdax/rebind_memmap?variant=$VARIANT" arm.html &&
+		$CHECK arm.html tags:svg:1 \
+			"plot:2:tcg/icount, 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU(s)" \
+			"plot:1:tcg/icount, arm64 guest (4 KiB pages), 2048 MiB NVDIMM on tmpfs, 1280 MiB RAM, 1 vCPU(s)"
 	'
 else
 	test_skip "gnuplot is not installed (make setup installs it)" \
 		"plots: a point per boot on the compare page"
 	test_skip "gnuplot is not installed (make setup installs it)" \
 		"plots: a point per run on the metric page"
+	test_skip "gnuplot is not installed (make setup installs it)" \
+		"plots: an arm64 run of the same set-up is a line of its own"
 fi
 
 test_expect 'unknown pages get the 404 page, the path escaped' '
