@@ -803,7 +803,9 @@ static int start_mail(struct daemon *d, long long job)
 		     xstrdup("mail retry");
 	t->env[0] = user_env;
 	t->env[1] = NULL;
-	ret = task_start(t, what, fd, NULL);
+	/* as the service user: it re-reads stored mails and rows that user
+	 * owns, so it gets nothing root could read and that user could not */
+	ret = task_start(t, what, fd, &d->su);
 	free(what);
 	free(user_env);
 	t->env[0] = NULL;

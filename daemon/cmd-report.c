@@ -64,7 +64,8 @@ static const char report_usage[] =
 	"  --outbox DIR  where the .eml files go\n"
 	"  --send        send it to the SMTP server of --smtp or MMCI_SMTP_URL\n"
 	"  --smtp URL    smtp://host:port or smtps://host:port\n"
-	"  --retry       send again every mail that failed\n"
+	"  --retry       send again every mail that failed (the messages of\n"
+	"                the outbox, or of --outbox DIR, only)\n"
 	"  --force       mail it whatever the policy says\n"
 	"\n"
 	"environment: MMCI_SMTP_URL, MMCI_SMTP_USER, MMCI_SMTP_PASSWORD,\n"
@@ -74,12 +75,16 @@ static const char report_usage[] =
 	"A server that refuses the message: exit 1, the .eml is kept and the\n"
 	"mails table says 'failed' with the server's reply.\n";
 
-static int do_retry(struct db *db, const struct smtp_settings *smtp,
+static int do_retry(const struct mmci_config *cfg, struct db *db,
+		    const struct smtp_settings *smtp, const char *outbox_arg,
 		    int for_daemon)
 {
+	char *outbox = outbox_arg ? xstrdup(outbox_arg) :
+				    data_path(cfg, "outbox");
 	int sent, failed, ret;
 
-	ret = report_retry(db, smtp, &sent, &failed);
+	ret = report_retry(db, smtp, outbox, &sent, &failed);
+	free(outbox);
 	if (for_daemon)
 		log_info("mail retry: %d sent, %d still failing", sent,
 			 failed);
@@ -588,7 +593,7 @@ int cmd_report(int argc, char **argv)
 
 	setup_command(&cfg, &db);
 	if (retry) {
-		ret = do_retry(&db, &smtp, for_daemon);
+		ret = do_retry(&cfg, &db, &smtp, outbox_arg, for_daemon);
 		goto out;
 	}
 	ret = 1;

@@ -1648,9 +1648,39 @@ struct failed_mail {
 	char *path, *rcpt;
 };
 
+/*
+ * @path resolved (symbolic links, "..") in *@real when that is a regular
+ * file directly in @outbox_real, else NULL with why in @err.
+ */
+static int outbox_file(const char *outbox_real, const char *path,
+		       char **real, struct strbuf *err)
+{
+	const char *slash;
+	size_t n = strlen(outbox_real);
+	struct stat st;
+
+	*real = realpath(path, NULL);
+	if (!*real) {
+		strbuf_addf(err, "cannot read '%s': %s", path,
+			    strerror(errno));
+		return -1;
+	}
+	slash = strrchr(*real, '/');
+	if (strncmp(*real, outbox_real, n) || (*real)[n] != '/' ||
+	    slash != *real + n || stat(*real, &st) < 0 ||
+	    !S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "'%s' is not a message of the outbox %s: "
+			    "never read, never sent", path, outbox_real);
+		free(*real);
+		*real = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* resend one stored message: envelope from its From: and the row */
 static int resend(const struct smtp_settings *smtp, const struct failed_mail *f,
-		  struct strbuf *err)
+		  const char *path, struct strbuf *err)
 {
 	struct strbuf msg = STRBUF_INIT;
 	struct mail m;
@@ -1659,7 +1689,7 @@ static int resend(const struct smtp_settings *smtp, const struct failed_mail *f,
 	const char *p = f->rcpt;
 	int ret = -1;
 
-	if (strbuf_read_file(&msg, f->path, 0) < 0) {
+	if (strbuf_read_file(&msg, path, 0) < 0) {
 		strbuf_addf(err, "cannot read '%s': %s", f->path,
 			    strerror(errno));
 		strbuf_release(&msg);
@@ -1687,15 +1717,19 @@ static int resend(const struct smtp_settings *smtp, const struct failed_mail *f,
 }
 
 int report_retry(struct db *db, const struct smtp_settings *smtp,
-		 int *nr_sent, int *nr_failed)
+		 const char *outbox, int *nr_sent, int *nr_failed)
 {
 	struct failed_mail *f = NULL;
 	size_t nr = 0, alloc = 0, i;
+	char *outbox_real = realpath(outbox, NULL);
 	sqlite3_stmt *st;
 	long long room;
 	int rc;
 
 	*nr_sent = *nr_failed = 0;
+	if (!outbox_real)
+		/* no outbox: nothing was ever written to retry */
+		outbox_real = xstrdup(outbox);
 	st = db_query(db, "SELECT id, path, recipients FROM mails WHERE "
 		      "status = 'failed' ORDER BY id", "");
 	if (!st)
@@ -1712,6 +1746,7 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 	room = nr ? report_rate_room(db) : 0;
 	for (i = 0; i < nr; i++) {
 		struct strbuf err = STRBUF_INIT;
+		char *real;
 		int ok;
 
 		if (room <= 0) {
@@ -1724,7 +1759,22 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 			}
 			break;
 		}
-		ok = resend(smtp, &f[i], &err) == 0;
+		if (outbox_file(outbox_real, f[i].path, &real, &err) < 0) {
+			/* a row the outbox never had: said, and never again */
+			error("mail #%lld refused: %s", f[i].id, err.buf);
+			if (db_run(db, "UPDATE mails SET status = 'refused', "
+				   "error = ? WHERE id = ?", "ti", err.buf,
+				   f[i].id) < 0)
+				warning("mail #%lld: could not record that it "
+					"was refused", f[i].id);
+			(*nr_failed)++;
+			strbuf_release(&err);
+			free(f[i].path);
+			free(f[i].rcpt);
+			continue;
+		}
+		ok = resend(smtp, &f[i], real, &err) == 0;
+		free(real);
 		room -= ok;
 
 		record_result(db, f[i].id, ok, err.buf);
@@ -1739,6 +1789,7 @@ int report_retry(struct db *db, const struct smtp_settings *smtp,
 		free(f[i].rcpt);
 	}
 	free(f);
+	free(outbox_real);
 	return *nr_failed || rc < 0 ? -1 : 0;
 }
 

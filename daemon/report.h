@@ -132,12 +132,15 @@ int report_deliver(struct db *db, const struct report *r, const char *outbox,
 
 /**
  * report_retry() - send again every mail whose row is 'failed'
- * @nr_sent, @nr_failed: out, counts
+ * @outbox: the directory the messages were written to; a row whose path
+ *	is not a file in it (a row anyone with the database could write:
+ *	/etc/shadow, ../..) is never read, and becomes 'refused' with why
+ * @nr_sent, @nr_failed: out, counts (a refused one counts as failed)
  *
  * Return: 0 when every one went out (or there were none), -1 otherwise.
  */
 int report_retry(struct db *db, const struct smtp_settings *smtp,
-		 int *nr_sent, int *nr_failed);
+		 const char *outbox, int *nr_sent, int *nr_failed);
 
 /*
  * The mail policy (docs/MAIL.md), as the kernel test robot mails: only a

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fsutil.h"
 #include "run-command.h"
 #include "service-user.h"
 #include "strbuf.h"
@@ -219,7 +220,8 @@ static int give_database(const struct service_user *u, const char *db)
 int service_user_handover(const struct service_user *u,
 			  const struct mmci_config *cfg)
 {
-	static const char *const dirs[] = { "www", "fetch" };
+	/* the pages, the fetch cache, the report mails it writes */
+	static const char *const dirs[] = { "www", "fetch", "outbox" };
 	size_t i;
 	int ret;
 
@@ -231,7 +233,9 @@ int service_user_handover(const struct service_user *u,
 	for (i = 0; i < ARRAY_SIZE(dirs) && !ret; i++) {
 		char *p = data_path(cfg, dirs[i]);
 
-		ret = check_reach(u, p);
+		ret = mkdir_p(p, 0755);
+		if (!ret)
+			ret = check_reach(u, p);
 		if (!ret)
 			ret = give_tree(u, p);
 		free(p);

@@ -78,11 +78,12 @@ test_expect 'the silent server, a failed mail, a queued job' '
 	{ "$PY" silent.py "$TRASH/port" & echo $! > "$TRASH/silent.pid"; } &&
 	wait_until 100 "the port" "[ -s port ]" &&
 	"$MMCI" show runs > /dev/null &&
+	mkdir -p "$MMCI_DATA/outbox" &&
 	printf "From: mmci <mmci@example.org>\nTo: a@example.org\nSubject: x\n\nx\n" \
-		> "$TRASH/old.eml" &&
+		> "$MMCI_DATA/outbox/old.eml" &&
 	sql "INSERT INTO mails (created, kind, recipients, path, status, error)
 	     VALUES (datetime(\"now\"), \"series\", \"a@example.org\",
-	     \"$TRASH/old.eml\", \"failed\", \"451 later\")" &&
+	     \"$MMCI_DATA/outbox/old.eml\", \"failed\", \"451 later\")" &&
 	queue_job a..b &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE status = \"queued\"")" = 1 ]
 '

@@ -116,6 +116,21 @@ stop_all() {
 }
 test_atexit stop_all
 
+# the service user the daemon drops its parsers (and its mail child) to:
+# mmci as root when the user exists, else whoever runs the test
+SVC=$(id -un)
+if [ "$(id -u)" = 0 ] && id mmci > /dev/null 2>&1; then
+	SVC=mmci
+fi
+# as_svc COMMAND...: COMMAND as that user (a compromised one, say)
+as_svc() {
+	if [ "$SVC" != "$(id -un)" ]; then
+		runuser -u "$SVC" -- "$@"
+	else
+		"$@"
+	fi
+}
+
 # children PID: "pid args" of each child of PID
 children() { ps -o pid=,args= --ppid "$1" || true; }
 # child_pid PID REGEX: the pid of the child of PID whose args match
@@ -172,11 +187,12 @@ test_expect 'the servers, a failed mail, a queued job' '
 	{ "$PY" smtp.py "$TRASH/sport" "$TRASH" & echo $! > "$TRASH/smtp.pid"; } &&
 	wait_until 100 "the ports" "[ -s port ] && [ -s sport ]" &&
 	"$MMCI" show runs > /dev/null &&
+	mkdir -p "$MMCI_DATA/outbox" &&
 	printf "From: mmci <mmci@example.org>\nTo: a@example.org\nSubject: x\n\nx\n" \
-		> "$TRASH/old.eml" &&
+		> "$MMCI_DATA/outbox/old.eml" &&
 	sql "INSERT INTO mails (created, kind, recipients, path, status, error)
 	     VALUES (datetime(\"now\"), \"series\", \"a@example.org\",
-	     \"$TRASH/old.eml\", \"failed\", \"451 later\")" &&
+	     \"$MMCI_DATA/outbox/old.eml\", \"failed\", \"451 later\")" &&
 	queue_job a..b &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE status = \"queued\"")" = 1 ]
 '
@@ -232,6 +248,8 @@ test_expect 'the mail child: no secret, and it logs in with the URL'"'"'s' '
 	wait_until 200 "the mail retry child" \
 		"children $pid | grep -q \" report --retry --for-daemon --password-stdin\$\"" &&
 	m=$(child_pid $pid " report --retry") &&
+	echo "the mail child runs as $(ps -o user= -p "$m"), want $SVC" &&
+	[ "$(ps -o user= -p "$m")" = "$SVC" ] &&
 	no_secret "$m" mail && urls_redacted mail && no_names mail &&
 	grep -qx "MMCI_SMTP_USER=mailer" mail.env &&
 	readlink "/proc/$m/fd/0" | grep -q "^pipe:" &&
@@ -240,6 +258,49 @@ test_expect 'the mail child: no secret, and it logs in with the URL'"'"'s' '
 	cat auth.txt | sed "s/$S/\$S/" &&
 	grep -qx "mailer $S-smtpurl" auth.txt &&
 	! grep -v -x "mailer $S-smtpurl" auth.txt
+'
+
+# a root-only file the rows below point at; its content is no $S secret
+# (the last case looks for those in every file), it has its own marker
+test_expect 'mails rows a compromised service user writes: never read' '
+	mkdir -p "$TRASH/root-only" && chmod 700 "$TRASH/root-only" &&
+	echo "root:t0985-SHADOW-hash:19000" > "$TRASH/root-only/shadow" &&
+	chmod 600 "$TRASH/root-only/shadow" &&
+	as_svc ln -s "$TRASH/root-only/shadow" "$MMCI_DATA/outbox/link.eml" &&
+	as_svc sqlite3 -batch "$MMCI_DB" "INSERT INTO mails (created, kind,
+		recipients, path, status) VALUES
+		(datetime(\"now\"), \"series\", \"evil@example.org\",
+		 \"$TRASH/root-only/shadow\", \"failed\"),
+		(datetime(\"now\"), \"series\", \"evil@example.org\",
+		 \"$MMCI_DATA/outbox/../../root-only/shadow\", \"failed\"),
+		(datetime(\"now\"), \"series\", \"evil@example.org\",
+		 \"$MMCI_DATA/outbox/link.eml\", \"failed\")" &&
+	ls "$TRASH"/msg-*.eml > before 2> /dev/null || : &&
+	STRACE=$(command -v strace || true) &&
+	set +e &&
+	if [ -n "$STRACE" ]; then
+		"$STRACE" -f -qq -e trace=openat,open -o trace \
+			"$MMCI" report --retry > out 2> err
+	else
+		"$MMCI" report --retry > out 2> err
+	fi
+	rc=$? &&
+	set -e &&
+	cat out err && [ $rc = 1 ] &&
+	grep -q "^error: mail #[0-9]* refused: .$TRASH/root-only/shadow. is not a message of the outbox .*: never read, never sent$" err &&
+	grep -q "^error: mail #[0-9]* refused: .*/outbox/../../root-only/shadow. is not a message of the outbox" err &&
+	grep -q "^error: mail #[0-9]* refused: .*/outbox/link.eml. is not a message of the outbox" err &&
+	[ "$(sql "SELECT group_concat(status) FROM mails WHERE recipients =
+		\"evil@example.org\"")" = "refused,refused,refused" ] &&
+	ls "$TRASH"/msg-*.eml > after 2> /dev/null || : &&
+	cmp before after &&
+	! grep -rl "t0985-SHADOW" "$TRASH" --exclude-dir=root-only \
+		--exclude=trace &&
+	if [ -n "$STRACE" ]; then
+		! grep "root-only/shadow\", O_RDONLY" trace | grep -v ENOENT
+	fi &&
+	"$MMCI" report --retry > out2 2> err2 &&
+	cat out2 err2 && grep -q "retried 0 mail(s)" out2
 '
 
 test_expect 'mmci web by hand: its own environment wiped, its worker clean' '
