@@ -45,6 +45,7 @@
  * SIGTERM/SIGINT: kill the poll and the mail child, stop the jobs, queue
  * them again, exit 0. SIGHUP: read the settings file (MMCI_CONFIG) again.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -285,6 +286,38 @@ static void argv_free(const char **argv)
 }
 
 /*
+ * A commit or ref name from a jobs row, before it becomes an argument of
+ * a root child: the rows belong to the service user, and a GOOD of
+ * "--config=/etc/shadow" would be an option. Letters, digits and
+ * "._/-~^" only, not starting with '-', no "..": 1 when it may be used.
+ */
+static int job_ref_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 255 || *s == '-')
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._/-~^", s[i]))
+			return 0;
+	return !memmem(s, len, "..", 2);
+}
+
+/* a workload, variant or metric name of a bisect job's parameters */
+static int job_word_ok(const char *s)
+{
+	size_t n = 0;
+
+	if (!s || *s == '-')
+		return 0;
+	for (; s[n]; n++)
+		if (n >= 128 || (!isalnum((unsigned char)s[n]) &&
+				 !strchr("_.,=-", s[n])))
+			return 0;
+	return n > 0;
+}
+
+/*
  * The command line of queued job @id; NULL (job failed) if it has none.
  * A series job without a ref gets its base from base_choose() here; *note
  * is what it says (owned), and *defer, when the job is to wait for its
@@ -395,6 +428,17 @@ static const char **job_argv(struct daemon *d, long long id, char **note,
 		if (!m) {
 			json_decref(p);
 			goto fail;
+		}
+		if (!job_ref_ok(ref, dots - ref) ||
+		    !job_ref_ok(dots + 2, strlen(dots + 2)) ||
+		    !job_word_ok(m) || (w && !job_word_ok(w)) ||
+		    (v && *v && !job_word_ok(v))) {
+			error("job #%lld: refused: its range '%.80s' or "
+			      "metric is not a commit, ref or name (letters, "
+			      "digits, '._/-~^', not starting with '-')", id,
+			      ref);
+			json_decref(p);
+			goto fail_said;
 		}
 		argv_push(&argv, &nr, &alloc, xstrdup("bisect"));
 		argv_push(&argv, &nr, &alloc, xstrndup(ref, dots - ref));

@@ -303,6 +303,24 @@ test_expect 'mails rows a compromised service user writes: never read' '
 	cat out2 err2 && grep -q "retried 0 mail(s)" out2
 '
 
+# queue_job_as_svc GOOD..BAD: queue_job as the service user
+queue_job_as_svc() {
+	as_svc sqlite3 -batch "$MMCI_DB" "INSERT INTO jobs (kind, status,
+		created_at, series_ref, params) VALUES ('bisect', 'queued', 0,
+		'$1', '{\"metric\":\"m\"}')"
+}
+
+test_expect 'a job row a compromised service user writes: refused, said' '
+	queue_job_as_svc "--config=/etc/shadow..HEAD" &&
+	j=$(sql "SELECT max(id) FROM jobs") &&
+	wait_until 300 "job $j to end" \
+		"[ \"\$(sql \"SELECT status FROM jobs WHERE id = $j\")\" = failed ]" &&
+	sql "SELECT error FROM jobs WHERE id = $j" > jerr && cat jerr &&
+	grep -q "refused: its range .--config=/etc/shadow..HEAD. or metric is not a commit, ref or name" jerr &&
+	grep -q "job #$j: refused" "$TRASH/daemon.log" &&
+	! grep -q "job #$j started" "$TRASH/daemon.log"
+'
+
 test_expect 'mmci web by hand: its own environment wiped, its worker clean' '
 	if [ -s "$TRASH/daemon.pid" ]; then
 		d=$(cat "$TRASH/daemon.pid") && kill "$d" &&
