@@ -19,6 +19,7 @@ static void read_previous(struct db *db, long long id,
 
 void loaded_series_release(struct loaded_series *ls)
 {
+	free(ls->partial);
 	series_release(&ls->s);
 	mails_free(ls->mails, ls->nr_mails);
 	memset(ls, 0, sizeof(*ls));
@@ -1281,7 +1282,26 @@ void series_row_release(struct series_row *r)
 	free(r->author);
 	free(r->source);
 	free(r->cache_path);
+	free(r->missing);
 	memset(r, 0, sizeof(*r));
+}
+
+/* the lowest number of "3,5" (series.missing), 0 when there is none */
+static int first_of_list(const char *list)
+{
+	int low = 0;
+
+	while (*list) {
+		char *end;
+		long v = strtol(list, &end, 10);
+
+		if (end == list)
+			break;
+		if (v > 0 && v <= SERIES_MAX_PATCHES && (!low || v < low))
+			low = (int)v;
+		list = end + (*end == ',');
+	}
+	return low;
 }
 
 int series_row_load(struct db *db, long long id, struct series_row *r)
@@ -1306,7 +1326,8 @@ int series_row_load(struct db *db, long long id, struct series_row *r)
 		r->is_rfc = sqlite3_column_int(st, 3);
 		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
 			r->base_commit = xstrdup(db_col_text(st, 4));
-		r->missing = *db_col_text(st, 5) != '\0';
+		r->missing = xstrdup(db_col_text(st, 5));
+		r->first_missing = first_of_list(r->missing);
 		r->message_id = xstrdup(db_col_text(st, 6));
 		r->author = xstrdup(db_col_text(st, 7));
 		r->source = xstrdup(db_col_text(st, 8));
@@ -1319,10 +1340,39 @@ int series_row_load(struct db *db, long long id, struct series_row *r)
 	return ret;
 }
 
+char *series_row_partial(const struct series_row *row)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = row->missing;
+	int n = 0;
+
+	strbuf_addstr(&sb, "patch(es) ");
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		strbuf_addf(&sb, "%s%ld/%d", n++ ? ", " : "", v, row->total);
+		p = end + (*end == ',');
+	}
+	if (row->first_missing > 2)
+		strbuf_addf(&sb, " never arrived; measured: patches 1-%d of %d",
+			    row->first_missing - 1, row->total);
+	else if (row->first_missing == 2)
+		strbuf_addf(&sb, " never arrived; measured: patch 1 of %d",
+			    row->total);
+	else
+		strbuf_addstr(&sb, " never arrived; nothing to measure");
+	return strbuf_detach(&sb, NULL);
+}
+
 /*
  * The series of @row from its typed rows (migration 14), without a mail
- * parser: 1 when loaded, 0 when its rows predate them (or the series is
- * not whole), -1 after error().
+ * parser: 1 when loaded, 0 when its rows predate them, -1 after error().
+ * A series some of whose patches never arrived is loaded as far as it
+ * goes: the patches before the first missing one (ls->partial says so);
+ * without patch 1 there is nothing to apply, an error.
  */
 static int load_stored_rows(struct db *db, const struct series_row *row,
 			    struct loaded_series *ls)
@@ -1331,15 +1381,21 @@ static int load_stored_rows(struct db *db, const struct series_row *row,
 	sqlite3_stmt *st;
 	size_t alloc = 0;
 	long long texts = -1;
-	int rc;
+	int rc, want = row->first_missing ? row->first_missing - 1 :
+					     row->total;
 
-	if (row->missing || !row->total)
+	if (!row->total)
 		return 0;
+	if (row->first_missing == 1)
+		return error("series #%lld '%s': patch 1/%d never arrived: "
+			     "there is nothing to apply", row->id, row->title,
+			     row->total);
 	if (db_int_checked(db, &texts, "SELECT count(*) FROM patches WHERE "
-			   "series_id = ? AND diff IS NOT NULL AND "
-			   "commit_message IS NOT NULL", "i", row->id) < 0)
+			   "series_id = ? AND idx <= ? AND diff IS NOT NULL "
+			   "AND commit_message IS NOT NULL", "ii", row->id,
+			   (long long)want) < 0)
 		return -1;
-	if (texts != row->total)
+	if (texts != want)
 		return 0;
 	s->title = xstrdup(row->title);
 	s->version = row->version;
@@ -1349,8 +1405,8 @@ static int load_stored_rows(struct db *db, const struct series_row *row,
 		s->base_commit = xstrdup(row->base_commit);
 	st = db_query(db, "SELECT idx, coalesce(version, 0), title, "
 		      "author_name, author_email, date, commit_message, diff "
-		      "FROM patches WHERE series_id = ? ORDER BY idx", "i",
-		      row->id);
+		      "FROM patches WHERE series_id = ? AND idx <= ? ORDER BY "
+		      "idx", "ii", row->id, (long long)want);
 	if (!st) {
 		series_release(s);
 		return -1;
@@ -1371,11 +1427,13 @@ static int load_stored_rows(struct db *db, const struct series_row *row,
 		p->diff = xstrdup(db_col_text(st, 7));
 	}
 	sqlite3_finalize(st);
-	if (rc < 0 || s->nr != (size_t)row->total) {
+	if (rc < 0 || s->nr != (size_t)want) {
 		series_release(s);
 		return rc < 0 ? -1 : 0;
 	}
 	ls->id = row->id;
+	if (row->first_missing)
+		ls->partial = series_row_partial(row);
 	return 1;
 }
 

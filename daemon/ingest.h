@@ -19,6 +19,10 @@ struct loaded_series {
 	size_t nr_mails;
 	struct series s;
 	long long id;          /* series.id */
+	char *partial;         /* NULL, or for a series some of whose
+	                        * patches never arrived (loaded as far as
+	                        * it goes): "patch(es) 3/5, 5/5 never
+	                        * arrived: patches 1-2 of 5" */
 };
 
 /*
@@ -34,7 +38,9 @@ void loaded_series_release(struct loaded_series *ls);
 struct series_row {
 	long long id;
 	int version, total, is_rfc;
-	int missing;		/* series.missing names patches no mail has */
+	char *missing;		/* series.missing: "3,5", the patches no mail
+				 * had; "" if none */
+	int first_missing;	/* the lowest of them, 0 if none */
 	char *title, *message_id, *author, *source;
 	char *base_commit;	/* NULL if none */
 	char *cache_path;	/* the newest thread's mbox as ingested
@@ -54,6 +60,13 @@ struct series_row {
  * Return: 0, or -1 after error() (also when there is no series #@id).
  */
 int series_row_load(struct db *db, long long id, struct series_row *r);
+/*
+ * series_row_partial() - for a series some of whose patches never arrived
+ * (r->first_missing), what a job of it measures: "patch(es) 3/5, 5/5
+ * never arrived; measured: patches 1-2 of 5"; caller frees. A job loads
+ * such a series as far as it goes (ingest_load_stored()).
+ */
+char *series_row_partial(const struct series_row *r);
 void series_row_release(struct series_row *r);
 
 /*

@@ -985,6 +985,12 @@ static void compose_body(struct db *db, struct compose_ctx *x,
 		strbuf_addf(b, "        (series #%lld, v%d, %d patch(es), by "
 			    "%s)\n", x->series.id, x->series.version,
 			    x->series.total, clean(&t, x->series.author));
+		if (x->series.first_missing) {
+			char *note = series_row_partial(&x->series);
+
+			strbuf_addf(b, "        (%s)\n", note);
+			free(note);
+		}
 		if (x->patch_idx)
 			strbuf_addf(b, "patch:  %d/%d, the patch that moved "
 				    "the numbers\n", x->patch_idx,

@@ -151,6 +151,8 @@ static int prepare(struct series_job *sj, struct measure_args *ma,
 		return -1;
 	progress("job #%lld: series #%lld \"%s\"", sj->job, ls->id,
 		 ls->s.title);
+	if (ls->partial)
+		progress("series #%lld is not whole: %s", ls->id, ls->partial);
 	sj->heads = xcalloc(ls->s.nr, sizeof(*sj->heads));
 	progress("applying %zu patch(es) on %s", ls->s.nr, req->base);
 	return apply_series(sj->db, sj->repo, ls, req->base, &sj->base,
@@ -407,6 +409,26 @@ int series_job_profiles(struct db *db, const struct attribution *a,
 	return got < 0 ? -1 : lines;
 }
 
+/* "not whole: patch(es) 3/5 never arrived; ..." when it is not; 0 or -1 */
+static int series_partial(struct db *db, long long series_id,
+			  struct strbuf *out)
+{
+	struct series_row row;
+	char *note;
+
+	if (series_row_load(db, series_id, &row) < 0) {
+		series_row_release(&row);
+		return -1;
+	}
+	if (row.first_missing) {
+		note = series_row_partial(&row);
+		strbuf_addf(out, "not whole: %s\n\n", note);
+		free(note);
+	}
+	series_row_release(&row);
+	return 0;
+}
+
 int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 		       struct strbuf *out, struct series_job_outcome *o)
 {
@@ -431,6 +453,8 @@ int series_job_summary(struct db *db, long long job, struct strbuf *verdict,
 			    aim.why.buf);
 		strbuf_release(&w);
 	}
+	if (attr.series_id && series_partial(db, attr.series_id, out) < 0)
+		goto out;
 	o->base_run = rc->base_id;
 	o->new_run = rc->new_id;
 	o->worse = rc->worse;

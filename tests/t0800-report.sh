@@ -253,6 +253,15 @@ test_expect 'no change (patch 1 alone): the subject says so, no Reported-by' '
 	! grep -q "Reported-by" "$(cat out)"
 '
 
+test_expect 'a series whose patch 2 never arrived: the mail says what was measured' '
+	sql "UPDATE series SET missing = \"2\", nr_found = 1 WHERE id = 1" &&
+	"$MMCI" report --base 1 --new 3 --force > out &&
+	cat "$(cat out)" &&
+	grep -qx "        (patch(es) 2/2 never arrived; measured: patch 1 of 2)" \
+		"$(cat out)" &&
+	sql "UPDATE series SET missing = NULL, nr_found = NULL WHERE id = 1"
+'
+
 test_expect 'nightly: --commit, no threading, --to recipients' '
 	"$MMCI" report --base 1 --new 2 --commit 2222222222222222222222222222222222222222 \
 		--to "Linux MM <linux-mm@example.org>" --send --smtp "$SMTP" > out &&

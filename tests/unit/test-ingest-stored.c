@@ -151,6 +151,66 @@ out:
 	free(thread);
 }
 
+/*
+ * memmap-mixed.mbox (a cover letter and 4 patches) without the mail of
+ * patch @drop, stored as a whole thread (ingest_thread()), loaded
+ * again: the id, or 0 when it was not stored.
+ */
+static long long without_patch(struct db *db, int drop)
+{
+	struct loaded_series ls = { 0 };
+	struct ingest_report rep = { 0 };
+	struct ingest_source src = { .source = "a thread with a hole" };
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	char *subject = xstrfmt("Subject: [PATCH %d/4]", drop);
+	const char *p, *next;
+	long long id = 0;
+
+	if (strbuf_read_file(&sb, "kernel-patches/examples/memmap-mixed.mbox",
+			     0) < 0)
+		return 0;
+	/* the mails, "From " to "From ", all but the one of @drop */
+	for (p = sb.buf; *p; p = next) {
+		const char *end = strstr(p + 1, "\nFrom ");
+
+		next = end ? end + 1 : p + strlen(p);
+		if (!memmem(p, next - p, subject, strlen(subject)))
+			strbuf_add(&out, p, next - p);
+	}
+	if (ingest_thread(db, out.buf, out.len, &src, &ls, &rep) == 0)
+		id = ls.id;
+	loaded_series_release(&ls);
+	ingest_report_release(&rep);
+	strbuf_release(&sb);
+	strbuf_release(&out);
+	free(subject);
+	return id;
+}
+
+/* a series whose patch never arrived: measured as far as it goes */
+static void partial(struct db *db)
+{
+	struct loaded_series ls;
+	long long id = without_patch(db, 3);
+
+	if (!ok(id > 0, "patch 3/4 left out: the thread is stored"))
+		return;
+	if (ok(ingest_load_stored(db, id, &ls) == 0,
+	       "a series without patch 3/4 loads")) {
+		is_int(ls.s.nr, 2, "as far as it goes: patches 1 and 2");
+		is_int(ls.s.patches[1].index, 2, "the second is patch 2");
+		is_int(ls.s.total, 4, "of 4");
+		is_str(ls.partial, "patch(es) 3/4 never arrived; measured: "
+		       "patches 1-2 of 4", "and it says so");
+	}
+	loaded_series_release(&ls);
+	id = without_patch(db, 1);
+	ok(id > 0, "patch 1/4 left out: the thread is stored");
+	ok(id > 0 && ingest_load_stored(db, id, &ls) < 0,
+	   "without patch 1 there is nothing to apply: an error");
+	loaded_series_release(&ls);
+}
+
 int main(void)
 {
 	char tmpl[] = "tests/trash.test-ingest-stored.XXXXXX", *dir, *path;
@@ -167,6 +227,7 @@ int main(void)
 	    1);
 	one(&db, dir, "kernel-patches/examples/memmap-slow.mbox", 0);
 	row(&db, dir);
+	partial(&db);
 	db_close(&db);
 	if (!tap_failed)
 		remove_tree(dir);
