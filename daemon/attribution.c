@@ -168,6 +168,19 @@ void attribution_format_steps(const struct attribution *a,
 	}
 }
 
+/*
+ * The folded steps from @i on that share @i's note (a bisection folds an
+ * interval with one note): the index of the last of them.
+ */
+static size_t folded_run(const struct attribution *a, size_t i)
+{
+	while (i + 1 < a->nr && a->s[i + 1].folded &&
+	       a->s[i + 1].upto == a->s[i].upto + 1 &&
+	       !strcmp(a->s[i + 1].note, a->s[i].note))
+		i++;
+	return i;
+}
+
 static int moved(const struct metric_comparison *mc)
 {
 	return mc && (mc->c.verdict == VERDICT_BETTER ||
@@ -218,8 +231,10 @@ static void fmt_metric(const struct attribution *a,
 			xsnprintf(name, sizeof(name), "%.44s", s->label);
 		strbuf_addf(out, "  %-44s", name);
 		if (s->folded) {
-			strbuf_addf(out, " no kernel: counted with the next "
-				    "step\n");
+			strbuf_addstr(out, strncmp(s->note, "not measured", 12) ?
+				      " no kernel: counted with the next step\n" :
+				      " not measured: counted with the next "
+				      "measured step\n");
 			continue;
 		}
 		if (i) {
@@ -259,10 +274,20 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 	 * headline (attribution_verdict()): printed above this, not here */
 	strbuf_addf(out, "per-patch attribution (job #%lld): own = this step "
 		    "vs the one before, cumulative = vs the base\n", a->job_id);
-	for (i = 1; i < a->nr; i++)
-		if (a->s[i].folded)
+	for (i = 1; i < a->nr; i++) {
+		size_t last;
+
+		if (!a->s[i].folded)
+			continue;
+		last = folded_run(a, i);
+		if (last > i)
+			strbuf_addf(out, "patches %d-%d: %s\n", a->s[i].upto,
+				    a->s[last].upto, a->s[i].note);
+		else
 			strbuf_addf(out, "patch %d: %s\n", a->s[i].upto,
 				    a->s[i].note);
+		i = last;
+	}
 	for (i = 0; i < last->nr; i++) {
 		const struct metric_comparison *key = &last->m[i];
 		int any = 0;
@@ -430,8 +455,16 @@ void attribution_format_mail(const struct attribution *a, struct strbuf *out)
 		int any = 0;
 
 		if (s->folded) {
-			strbuf_addf(out, "patch %d/%d: %s\n", s->upto, total,
-				    s->note);
+			size_t last = folded_run(a, i);
+
+			if (last > i)
+				strbuf_addf(out, "patches %d-%d/%d: %s\n",
+					    s->upto, a->s[last].upto, total,
+					    s->note);
+			else
+				strbuf_addf(out, "patch %d/%d: %s\n", s->upto,
+					    total, s->note);
+			i = last;
 			continue;
 		}
 		for (j = 0; j < s->own.nr; j++) {

@@ -2873,25 +2873,34 @@ int claims_store(struct db *db, const struct loaded_series *ls)
  * patch whose changelog makes it, or the one its words name), or of the
  * next measured step when that patch's was folded; the series as a
  * whole for the cover letter's unnamed claims and without per-patch
- * steps. @what says which, in words ("own", "patch 2's own step").
+ * steps. @what says which, in words ("own", "patch 2's own step",
+ * "patches 1-4 together" when the steps before it were not measured).
  */
 static const struct run_comparison *
 claim_target(const struct attribution *a, const struct run_comparison *final,
 	     int patch, int named, char *what, size_t len)
 {
-	size_t i;
+	size_t i, prev = 0;
 
 	if (patch > 0 && attribution_per_patch(a))
 		for (i = 1; i < a->nr; i++) {
-			if (a->s[i].upto < patch || a->s[i].folded)
+			if (a->s[i].upto < patch || a->s[i].folded) {
+				if (!a->s[i].folded)
+					prev = i;
 				continue;
-			if (a->s[i].upto == patch)
+			}
+			if (a->s[i].upto == patch &&
+			    a->s[prev].upto == patch - 1)
 				xsnprintf(what, len, named ? "patch %d's own "
 					  "step" : "own", patch);
+			else if (a->s[i].upto == patch)
+				xsnprintf(what, len, "patches %d-%d together: "
+					  "the steps between were not measured",
+					  a->s[prev].upto + 1, patch);
 			else
-				xsnprintf(what, len, "patch %d had no kernel: "
-					  "with patch %d's step", patch,
-					  a->s[i].upto);
+				xsnprintf(what, len, "patch %d was not "
+					  "measured: with patch %d's step",
+					  patch, a->s[i].upto);
 			return &a->s[i].own;
 		}
 	xsnprintf(what, len, "series");

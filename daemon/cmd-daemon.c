@@ -390,8 +390,11 @@ static const char **job_argv(struct daemon *d, long long id, char **note,
 		argv_push(&argv, &nr, &alloc, xstrfmt("--series=%lld", series));
 		argv_push(&argv, &nr, &alloc, xstrfmt("--base=%s", base));
 		free(base);
+		/* every step of a short series, bisected steps of a long
+		 * one (series-job.h) */
 		if (config_number("MMCI_PER_PATCH"))
-			argv_push(&argv, &nr, &alloc, xstrdup("--per-patch"));
+			argv_push(&argv, &nr, &alloc,
+				  xstrdup("--steps=auto"));
 		/* what the series changes, chosen by the ingest (aim.h);
 		 * every value checked before it is an option; MMCI_RUN_ARGS
 		 * comes after and overrides it */

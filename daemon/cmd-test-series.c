@@ -24,6 +24,10 @@ static const char test_series_usage[] =
 	"  --job ID           run queued job ID (the daemon does this)\n"
 	"  --per-patch        also build and run base+1 .. base+N-1: each\n"
 	"                     patch's own and cumulative effect\n"
+	"  --steps MODE       which steps: all (--per-patch); auto (every\n"
+	"                     step up to 8 patches, above that under icount\n"
+	"                     the steps where something moved, found by\n"
+	"                     bisection; the daemon's); bisect (always so)\n"
 	MEASURE_USAGE
 	"  --remeasure        boot the base even when an icount run of the\n"
 	"                     same build, parameters and set-up exists\n"
@@ -35,6 +39,7 @@ int cmd_test_series(int argc, char **argv)
 		{ "base", required_argument, NULL, 'b' },
 		MEASURE_OPTIONS,
 		{ "per-patch", no_argument, NULL, 'P' },
+		{ "steps", required_argument, NULL, 's' },
 		{ "remeasure", no_argument, NULL, 'R' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "series", required_argument, NULL, 'S' },
@@ -53,6 +58,18 @@ int cmd_test_series(int argc, char **argv)
 		switch (c) {
 		case 'b': req.base = optarg; break;
 		case 'P': req.per_patch = 1; break;
+		case 's':
+			req.per_patch = 1;
+			if (!strcmp(optarg, "all"))
+				req.bisect_over = 0;
+			else if (!strcmp(optarg, "auto"))
+				req.bisect_over = SERIES_JOB_BISECT_OVER;
+			else if (!strcmp(optarg, "bisect"))
+				req.bisect_over = 1;
+			else
+				die("--steps is all, auto or bisect, not "
+				    "'%s'", optarg);
+			break;
 		case 'R': req.remeasure = 1; break;
 		case 'J': req.job = parse_count("--job", optarg); break;
 		case 'S': req.series_id = parse_count("--series", optarg); break;

@@ -27,10 +27,33 @@ struct series_job {
 	char *reuse_note;	/* "base: reusing run N ...", or NULL */
 	git_repository *repo;
 	git_oid base, *heads;
-	char **folded;		/* [upto]: why patch upto has no kernel */
+	char **folded;		/* [upto]: why patch upto has no run */
+	int bisecting;		/* the steps are chosen by bisection */
 	long long job;
 	double t0;
 };
+
+/* the kernel of step @upto in sj->m, or -1 when it has none */
+static int kernel_of(const struct series_job *sj, int upto)
+{
+	size_t i;
+
+	for (i = 0; i < sj->m.nr; i++)
+		if (sj->m.k[i].upto == upto)
+			return (int)i;
+	return -1;
+}
+
+/* is the run of kernel @k on the icount clock? */
+static int icount_kernel(const struct series_job *sj, int k)
+{
+	long long yes = 0;
+
+	if (db_int_checked(sj->db, &yes, "SELECT clock = 'icount' FROM runs "
+			   "WHERE id = ?", "i", sj->m.k[k].run_id) < 0)
+		return -1;
+	return yes != 0;
+}
 
 /* the options of the job, as JSON, so the web page and a resume see them */
 static char *job_params(const struct measure_args *ma, const char *file,
@@ -171,18 +194,48 @@ static int add_kernels(struct series_job *sj)
 	free(label);
 	if (k < 0)
 		return -1;
+	/*
+	 * A long series under icount: the base and the head first; the
+	 * steps in between are chosen by bisect_kernels() from what moved.
+	 * The head is added before deciding: the clock is its run's.
+	 */
+	if (sj->req->per_patch && sj->req->bisect_over &&
+	    n > sj->req->bisect_over) {
+		label = xstrfmt("series #%lld v%d (%d patches)", ls->id,
+				ls->s.version, n);
+		k = measure_add(&sj->m, &sj->heads[n - 1], ls->id, n, label);
+		free(label);
+		if (k < 0)
+			return -1;
+		k = icount_kernel(sj, k);
+		if (k < 0)
+			return -1;
+		if (k) {
+			sj->bisecting = 1;
+			progress("%d patches, more than %d: the steps are "
+				 "bisected from base and head (icount)", n,
+				 sj->req->bisect_over);
+			return 0;
+		}
+		progress("%d patches on the wall clock: every step is "
+			 "measured (bisection needs icount's exact values)",
+			 n);
+		n--;	/* the head is there; the steps before it follow */
+	}
 	for (i = sj->req->per_patch ? 1 : n; i <= n; i++) {
-		if (i < n)
+		int total = (int)ls->s.nr;
+
+		if (i < total)
 			label = xstrfmt("series #%lld v%d +%d/%d", ls->id,
-					ls->s.version, i, n);
+					ls->s.version, i, total);
 		else
 			label = xstrfmt("series #%lld v%d (%d patches)",
-					ls->id, ls->s.version, n);
+					ls->id, ls->s.version, total);
 		k = measure_add(&sj->m, &sj->heads[i - 1], ls->id, i, label);
 		free(label);
 		if (k >= 0)
 			continue;
-		if (i == n)
+		if (i == total)
 			return -1;
 		/* its effect shows up merged into the next patch's */
 		warning("patch %d/%d: no kernel (see above); its effect is "
@@ -264,10 +317,88 @@ out:
  * one before) or a cumulative effect (each against the base) is
  * ambiguous. 0 when the base and the series have usable boots.
  */
+/*
+ * A long series under icount: base and head are booted; an interval whose
+ * ends differ in any metric is split at its middle, which is built and
+ * booted, until each change is pinned to one step. icount's values are
+ * exact, so one comparison decides, and N patches with one change cost
+ * about 2 + log2(N) kernels. The steps inside an interval whose ends do
+ * not differ are not measured: folded into the interval's last step, with
+ * a note that a change undone between its ends cannot be seen.
+ */
+static int bisect_kernels(struct series_job *sj, struct measure_args *ma)
+{
+	struct measure *m = &sj->m;
+	const struct loaded_series *ls = &sj->ls;
+	int n = (int)ls->s.nr, i, nr = 0, ret = -1;
+	int (*todo)[2] = xcalloc(2 * (size_t)n + 2, sizeof(*todo));
+
+	todo[nr][0] = 0;
+	todo[nr++][1] = n;
+	while (nr) {
+		struct run_comparison rc = { 0 };
+		int a = todo[nr - 1][0], b = todo[nr - 1][1], mid, k, moved;
+		size_t *which;
+		char *label;
+
+		nr--;
+		if (b - a < 2)
+			continue;
+		if (measure_compare(m, (struct measure_pair){
+				(size_t)kernel_of(sj, a),
+				(size_t)kernel_of(sj, b) }, &rc) < 0)
+			goto out;
+		moved = rc.worse + rc.better;
+		run_comparison_release(&rc);
+		if (!moved) {
+			for (i = a + 1; i < b; i++)
+				sj->folded[i] = xstrfmt("not measured: +%d and "
+					"+%d do not differ (bisection), its "
+					"effect is counted with patch %d's; a "
+					"change undone in between cannot be "
+					"seen", a, b, b);
+			continue;
+		}
+		mid = a + (b - a) / 2;
+		label = xstrfmt("series #%lld v%d +%d/%d", ls->id,
+				ls->s.version, mid, n);
+		k = measure_add(m, &sj->heads[mid - 1], ls->id, mid, label);
+		free(label);
+		if (k < 0) {
+			for (i = a + 1; i < b; i++)
+				sj->folded[i] = xstrfmt("not measured: no "
+					"kernel of +%d (%s); the change between "
+					"+%d and +%d is counted with patch "
+					"%d's", mid, last_error(), a, b, b);
+			continue;
+		}
+		progress("bisection: +%d and +%d differ in %d metric(s): "
+			 "measuring +%d", a, b, moved, mid);
+		if (measure_reuse_said(m, k, ma->boots) < 0)
+			goto out;
+		if (!m->k[k].reused) {
+			which = xcalloc(ma->boots, sizeof(*which));
+			for (i = 0; i < ma->boots; i++)
+				which[i] = k;
+			measure_round(m, which, ma->boots);
+			free(which);
+		}
+		todo[nr][0] = mid;
+		todo[nr++][1] = b;
+		todo[nr][0] = a;
+		todo[nr++][1] = mid;
+	}
+	ret = 0;
+out:
+	free(todo);
+	return ret;
+}
+
 static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 {
 	struct measure *m = &sj->m;
 	struct measure_pair *pairs = xcalloc(2 * m->nr, sizeof(*pairs));
+	int head = kernel_of(sj, (int)sj->ls.s.nr);
 	size_t np = 0, i;
 
 	for (i = 1; i < m->nr; i++) {
@@ -285,14 +416,21 @@ static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 		progress("%s", sj->reuse_note);
 	}
 	measure_rounds(m, ma->boots);
-	measure_adapt(m, pairs, np, NULL, NULL, ma->max_boots);
+	if (sj->bisecting) {
+		if (bisect_kernels(sj, ma) < 0) {
+			free(pairs);
+			return -1;
+		}
+	} else {
+		measure_adapt(m, pairs, np, NULL, NULL, ma->max_boots);
+	}
 	free(pairs);
 	measure_finish(m);
 	if ((!m->k[0].reused && run_finish(sj->db, m->k[0].run_id) <= 0) ||
-	    run_finish(sj->db, m->k[m->nr - 1].run_id) <= 0)
+	    run_finish(sj->db, m->k[head].run_id) <= 0)
 		return error("no usable boot for run #%lld or #%lld: see "
 			     "'mmci show run ID'", m->k[0].run_id,
-			     m->k[m->nr - 1].run_id);
+			     m->k[head].run_id);
 	return 0;
 }
 
@@ -567,7 +705,7 @@ int series_job_run(const struct mmci_config *cfg, struct db *db,
 		goto fail;
 	if (req->runs) {
 		req->runs[0] = sj.m.k[0].run_id;
-		req->runs[1] = sj.m.k[sj.m.nr - 1].run_id;
+		req->runs[1] = sj.m.k[kernel_of(&sj, (int)sj.ls.s.nr)].run_id;
 	}
 	ret = 0;
 	goto out;

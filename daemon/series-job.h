@@ -13,6 +13,11 @@
  * In icount mode a base already measured with the same build, parameters
  * and set-up is not booted again: its earlier run stands in
  * (measure_reuse(); the run then belongs to the job that made it).
+ *
+ * A series of more than SERIES_JOB_BISECT_OVER patches (--steps=auto, the
+ * daemon's) is not measured step by step under icount: base and head,
+ * then the middle of every interval whose ends differ, until each change
+ * is one step's; the steps in between are folded, each with a note.
  */
 #ifndef MMCI_SERIES_JOB_H
 #define MMCI_SERIES_JOB_H
@@ -25,11 +30,16 @@
 struct attribution;
 struct run_comparison;
 
+/* per patch up to this many patches; bisected above (icount) */
+#define SERIES_JOB_BISECT_OVER 8
+
 struct series_job_request {
 	const char *file;	/* an mbox, or NULL with series_id */
 	long long series_id;	/* a stored series, or 0 */
 	const char *base;	/* a ref of the tree */
-	int per_patch;
+	int per_patch;		/* every step (unless bisect_over says) */
+	int bisect_over;	/* 0; or N: a series of more than N patches
+				 * under icount has its steps bisected */
 	int remeasure;		/* boot the base even when a run can be reused */
 	long long job;		/* a queued job of the daemon, or 0 */
 	long long *runs;	/* out, or NULL: [0] the base's run, [1] the

@@ -95,7 +95,13 @@ steps() {
 	shift
 	for s in "$@"; do
 		s_src=${s%%:*} s_rest=${s#*:} s_run=${s_rest%%:*} s_upto=${s_rest#*:}
-		if [ "$s_src" = folded ]; then
+		if [ "$s_src" = bisected ]; then
+			# folded by a bisection (series-job.c): the ends of
+			# the interval, 0 and 4 here, did not differ
+			echo "INSERT INTO job_steps (job_id, upto, run_id, source,
+				note) VALUES ($s_job, $s_upto, NULL, 'folded',
+				'not measured: +0 and +4 do not differ (bisection), its effect is counted with patch 4''s; a change undone in between cannot be seen');"
+		elif [ "$s_src" = folded ]; then
 			echo "INSERT INTO job_steps (job_id, upto, run_id, source,
 				note) VALUES ($s_job, $s_upto, NULL, 'folded',
 				'no kernel (build failed): its effect is counted with patch $((s_upto + 1))''s');"
@@ -273,6 +279,22 @@ test_expect 'a step without a kernel is folded: said, and mailed' '
 	grep -q "^patch 3/4: no kernel (build failed): its effect is counted with patch 4.s$" folded.mail &&
 	grep -A2 "^patch 4/4 mm/mm_init: drop" folded.mail | grep -q "^    270.0 -> 163.0  -39.63% \[-40.00, -39.26\]  better$" &&
 	grep -q "^Subject: .*MIXED: patch 2/4 fsdax rebind_memmap +66 %" folded.mail
+'
+
+# a long series is bisected (--steps=auto above 8 patches): base and head
+# first. This corpus is the case bisection cannot see: 4/4 gives back
+# what 2/4 took, so the ends do not differ and nothing in between is
+# measured. Its result is not fresh's, and every output says why.
+test_expect 'bisected, ends equal: no change, the folded steps say why' '
+	{ job 91 series; for u in 0 4; do run $((910 + u)) $u 91; done
+	  steps 91 measured:910:0 bisected:0:1 bisected:0:2 bisected:0:3 \
+		measured:914:4; } | sqlite3 -bail "$MMCI_DB" &&
+	outputs 91 bisected && cat bisected.verdict bisected.mail &&
+	grep -q "^verdict: no significant change" bisected.verdict &&
+	grep -q "^patches 1-3: not measured: +0 and +4 do not differ (bisection), its effect is counted with patch 4.s; a change undone in between cannot be seen$" bisected.verdict &&
+	grep -q "(patches 1-4 together: the steps between were not measured): smaller than claimed$" bisected.verdict &&
+	grep -q "^patches 1-3/4: not measured: +0 and +4 do not differ (bisection)" bisected.mail &&
+	grep -q "a change undone in between cannot be seen" bisected.page
 '
 
 test_done

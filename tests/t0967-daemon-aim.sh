@@ -117,7 +117,7 @@ test_expect 'the daemon starts each job with its aim, MMCI_RUN_ARGS last' '
 		sed -n "s/^job: //p" "$MMCI_DATA/jobs/$j.log" > "$n.argv" &&
 		cat "$n.argv" || return 1
 	done &&
-	grep -q -- "--per-patch --workloads=vmap,vmalloc --job=[0-9]* --no-such-option$" vmalloc.argv &&
+	grep -q -- "--steps=auto --workloads=vmap,vmalloc --job=[0-9]* --no-such-option$" vmalloc.argv &&
 	grep -q -- " --workloads=virtio-mem,kmem --job=" vmem.argv &&
 	grep -q -- " --workloads=fsdax,devdax,memremap --nvdimm=102400M --job=" memmap.argv &&
 	grep -q -- " --workloads=vmap,vmalloc,virtio-mem,kmem --job=" both.argv &&
