@@ -195,47 +195,39 @@ static int add_kernels(struct series_job *sj)
 	if (k < 0)
 		return -1;
 	/*
-	 * A long series under icount: the base and the head first; the
-	 * steps in between are chosen by bisect_kernels() from what moved.
-	 * The head is added before deciding: the clock is its run's.
+	 * A long series under icount (the base's run says the clock): the
+	 * base and the head only; the steps in between are chosen by
+	 * bisect_kernels() from what moved.
 	 */
 	if (sj->req->per_patch && sj->req->bisect_over &&
 	    n > sj->req->bisect_over) {
-		label = xstrfmt("series #%lld v%d (%d patches)", ls->id,
-				ls->s.version, n);
-		k = measure_add(&sj->m, &sj->heads[n - 1], ls->id, n, label);
-		free(label);
-		if (k < 0)
+		int icount = icount_kernel(sj, k);
+
+		if (icount < 0)
 			return -1;
-		k = icount_kernel(sj, k);
-		if (k < 0)
-			return -1;
-		if (k) {
+		if (icount) {
 			sj->bisecting = 1;
 			progress("%d patches, more than %d: the steps are "
 				 "bisected from base and head (icount)", n,
 				 sj->req->bisect_over);
-			return 0;
+		} else {
+			progress("%d patches on the wall clock: every step is "
+				 "measured (bisection needs icount's exact "
+				 "values)", n);
 		}
-		progress("%d patches on the wall clock: every step is "
-			 "measured (bisection needs icount's exact values)",
-			 n);
-		n--;	/* the head is there; the steps before it follow */
 	}
-	for (i = sj->req->per_patch ? 1 : n; i <= n; i++) {
-		int total = (int)ls->s.nr;
-
-		if (i < total)
+	for (i = sj->req->per_patch && !sj->bisecting ? 1 : n; i <= n; i++) {
+		if (i < n)
 			label = xstrfmt("series #%lld v%d +%d/%d", ls->id,
-					ls->s.version, i, total);
+					ls->s.version, i, n);
 		else
 			label = xstrfmt("series #%lld v%d (%d patches)",
-					ls->id, ls->s.version, total);
+					ls->id, ls->s.version, n);
 		k = measure_add(&sj->m, &sj->heads[i - 1], ls->id, i, label);
 		free(label);
 		if (k >= 0)
 			continue;
-		if (i == total)
+		if (i == n)
 			return -1;
 		/* its effect shows up merged into the next patch's */
 		warning("patch %d/%d: no kernel (see above); its effect is "
@@ -313,11 +305,6 @@ out:
 }
 
 /*
- * Interleaved rounds, then more while a step (each kernel against the
- * one before) or a cumulative effect (each against the base) is
- * ambiguous. 0 when the base and the series have usable boots.
- */
-/*
  * A long series under icount: base and head are booted; an interval whose
  * ends differ in any metric is split at its middle, which is built and
  * booted, until each change is pinned to one step. icount's values are
@@ -394,6 +381,11 @@ out:
 	return ret;
 }
 
+/*
+ * Interleaved rounds, then more while a step (each kernel against the
+ * one before) or a cumulative effect (each against the base) is
+ * ambiguous. 0 when the base and the series have usable boots.
+ */
 static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 {
 	struct measure *m = &sj->m;
