@@ -313,20 +313,83 @@ out:
  * not differ are not measured: folded into the interval's last step, with
  * a note that a change undone between its ends cannot be seen.
  */
+/* build (or find) and boot step @upto of the series: its kernel, or -1 */
+static int measure_step(struct series_job *sj, struct measure_args *ma,
+			int upto)
+{
+	struct measure *m = &sj->m;
+	size_t *which;
+	char *label;
+	int k, i;
+
+	label = xstrfmt("series #%lld v%d +%d/%zu", sj->ls.id,
+			sj->ls.s.version, upto, sj->ls.s.nr);
+	k = measure_add(m, &sj->heads[upto - 1], sj->ls.id, upto, label);
+	free(label);
+	if (k < 0)
+		return -1;
+	if (measure_reuse_said(m, k, ma->boots) < 0)
+		return -1;
+	if (!m->k[k].reused) {
+		which = xcalloc(ma->boots, sizeof(*which));
+		for (i = 0; i < ma->boots; i++)
+			which[i] = k;
+		measure_round(m, which, ma->boots);
+		free(which);
+	}
+	return k;
+}
+
+/*
+ * The steps a claim is held against (the patch whose changelog makes it,
+ * or the one its words name) and the step before each: in @point[upto].
+ */
+static int claim_points(struct series_job *sj, char *point)
+{
+	int n = (int)sj->ls.s.nr, rc;
+	sqlite3_stmt *st = db_query(sj->db, "SELECT DISTINCT coalesce(step, "
+				    "patch) FROM claims WHERE series_id = ?",
+				    "i", sj->ls.id);
+
+	if (!st)
+		return -1;
+	while ((rc = db_step(sj->db, st)) == DB_ROW) {
+		int p = sqlite3_column_int(st, 0);
+
+		if (p >= 1 && p <= n)
+			point[p] = point[p - 1] = 1;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
 static int bisect_kernels(struct series_job *sj, struct measure_args *ma)
 {
 	struct measure *m = &sj->m;
 	const struct loaded_series *ls = &sj->ls;
-	int n = (int)ls->s.nr, i, nr = 0, ret = -1;
+	int n = (int)ls->s.nr, i, nr = 0, ret = -1, last;
 	int (*todo)[2] = xcalloc(2 * (size_t)n + 2, sizeof(*todo));
+	char *point = xcalloc(n + 1, 1);
 
-	todo[nr][0] = 0;
-	todo[nr++][1] = n;
+	/* base, head, and what the claims name: the first points */
+	point[0] = point[n] = 1;
+	if (claim_points(sj, point) < 0)
+		goto out;
+	for (i = 1; i < n; i++)
+		if (point[i] && kernel_of(sj, i) < 0) {
+			progress("bisection: +%d is measured for a claim", i);
+			if (measure_step(sj, ma, i) < 0)
+				point[i] = 0;	/* folded below, if at all */
+		}
+	for (i = n, last = n; i-- > 0;)
+		if (point[i] && kernel_of(sj, i) >= 0) {
+			todo[nr][0] = i;
+			todo[nr++][1] = last;
+			last = i;
+		}
 	while (nr) {
 		struct run_comparison rc = { 0 };
 		int a = todo[nr - 1][0], b = todo[nr - 1][1], mid, k, moved;
-		size_t *which;
-		char *label;
 
 		nr--;
 		if (b - a < 2)
@@ -347,10 +410,9 @@ static int bisect_kernels(struct series_job *sj, struct measure_args *ma)
 			continue;
 		}
 		mid = a + (b - a) / 2;
-		label = xstrfmt("series #%lld v%d +%d/%d", ls->id,
-				ls->s.version, mid, n);
-		k = measure_add(m, &sj->heads[mid - 1], ls->id, mid, label);
-		free(label);
+		progress("bisection: +%d and +%d differ in %d metric(s): "
+			 "measuring +%d", a, b, moved, mid);
+		k = measure_step(sj, ma, mid);
 		if (k < 0) {
 			for (i = a + 1; i < b; i++)
 				sj->folded[i] = xstrfmt("not measured: no "
@@ -359,17 +421,6 @@ static int bisect_kernels(struct series_job *sj, struct measure_args *ma)
 					"%d's", mid, last_error(), a, b, b);
 			continue;
 		}
-		progress("bisection: +%d and +%d differ in %d metric(s): "
-			 "measuring +%d", a, b, moved, mid);
-		if (measure_reuse_said(m, k, ma->boots) < 0)
-			goto out;
-		if (!m->k[k].reused) {
-			which = xcalloc(ma->boots, sizeof(*which));
-			for (i = 0; i < ma->boots; i++)
-				which[i] = k;
-			measure_round(m, which, ma->boots);
-			free(which);
-		}
 		todo[nr][0] = mid;
 		todo[nr++][1] = b;
 		todo[nr][0] = a;
@@ -377,6 +428,7 @@ static int bisect_kernels(struct series_job *sj, struct measure_args *ma)
 	}
 	ret = 0;
 out:
+	free(point);
 	free(todo);
 	return ret;
 }

@@ -7,7 +7,8 @@
 # debian-6.12: documentation lines (a new file, built into nothing),
 # and at K = N/2 and K+1 the two patches of kernel-patches/examples/
 # memmap-slow.mbox (a comment tidy, then the verification pass that
-# costs two thirds more per bind). Under icount base and head differ, so
+# costs two thirds more per bind); patch K/2's changelog claims a faster
+# rebind. Under icount base and head differ, so
 # the middle of each interval whose ends differ is measured until the
 # change is pinned to patch K+1; intervals whose ends are equal are
 # folded, their note saying a change undone inside cannot be seen.
@@ -29,6 +30,7 @@ need_libvirt
 	skip_all "no /usr/src/linux-source-6.12.tar.xz (run make setup)"
 N=${BISECT_N:-12}
 K=$((N / 2))
+C=$((K / 2))	# a documentation patch whose changelog makes a claim
 RUNOPTS="--workloads fsdax --nvdimm 1G --iters 8 --boots 1 --max-boots 1"
 
 test_expect 'init' '
@@ -39,7 +41,9 @@ test_expect 'init' '
 # objects (no checkout: a temporary index), then git format-patch
 test_expect "a series of $N patches, the regression at $((K + 1))" '
 	git clone -q --shared --no-checkout "$MMCI_TREE" gen &&
-	git -C gen mailsplit -ogen/slow "$SRC/kernel-patches/examples/memmap-slow.mbox" > /dev/null &&
+	mkdir gen/slow &&
+	git -C gen mailsplit -o"$TRASH/gen/slow" \
+		"$SRC/kernel-patches/examples/memmap-slow.mbox" > /dev/null &&
 	export GIT_INDEX_FILE="$TRASH/gen/.git/scratch-index" \
 		GIT_AUTHOR_NAME="A Uthor" GIT_AUTHOR_EMAIL="author@example.org" \
 		GIT_COMMITTER_NAME="A Uthor" GIT_COMMITTER_EMAIL="author@example.org" \
@@ -57,7 +61,12 @@ test_expect "a series of $N patches, the regression at $((K + 1))" '
 			blob=$(git -C gen hash-object -w "$TRASH/doc") &&
 			git -C gen update-index --add --cacheinfo \
 				100644,$blob,Documentation/mm/mmci-notes.rst &&
-			subj="Documentation/mm: mmci notes, line $i"
+			subj="Documentation/mm: mmci notes, line $i" &&
+			if [ $i = $C ]; then
+				subj="$subj
+
+With this the fsdax rebind, memmap_init_zone_device(): 160 ms -> 80 ms."
+			fi
 		fi &&
 		tree=$(git -C gen write-tree) &&
 		prev=$(echo "$subj" | git -C gen commit-tree $tree -p $prev) &&
@@ -67,7 +76,7 @@ test_expect "a series of $N patches, the regression at $((K + 1))" '
 	git -C gen format-patch -q -n --thread --stdout debian-6.12..$prev \
 		> series.mbox &&
 	[ "$(grep -c "^Subject: \[PATCH [0-9]*/$N\]" series.mbox)" = $N ] &&
-	grep -q "^Subject: \[PATCH $((K + 1))/$N\] mm/mm_init: verify" series.mbox
+	grep -q "^Subject: \[PATCH 0*$((K + 1))/$N\] mm/mm_init: verify" series.mbox
 '
 
 # steps SOURCE JOB: the steps of JOB whose source is SOURCE, "0,6,7"
@@ -86,6 +95,9 @@ test_expect 'bisected: patch K+1 named, a few kernels, the rest folded' '
 	f=$(steps folded $j) && echo "folded: $f" &&
 	echo "$m" | tr , "\n" | grep -qx $K &&
 	echo "$m" | tr , "\n" | grep -qx $((K + 1)) &&
+	# the claim of patch C is held against its own step: C-1 and C
+	echo "$m" | tr , "\n" | grep -qx $((C - 1)) &&
+	echo "$m" | tr , "\n" | grep -qx $C &&
 	[ $(echo "$m" | tr , "\n" | grep -c .) -lt $((N / 2 + 2)) ] &&
 	[ $(echo "$m,$f" | tr , "\n" | grep -c .) = $((N + 1)) ] &&
 	grep -q "^verdict: WORSE: patch $((K + 1))/$N fsdax [a-z_]* +" bisect.out &&
@@ -104,6 +116,9 @@ test_expect 'every step measured: the same verdict, the same patch' '
 	grep "^  +$((K + 1)) mm/mm_init: verify" bisect.out > o1 &&
 	grep "^  +$((K + 1)) mm/mm_init: verify" all.out > o2 &&
 	cat o1 o2 && cmp o1 o2 &&
+	grep -A2 "^  patch $C, line" bisect.out > c1 &&
+	grep -A2 "^  patch $C, line" all.out > c2 &&
+	cat c1 c2 && cmp c1 c2 &&
 	b=$(cat bisect.job) &&
 	echo "kernels: bisection $(sql "SELECT count(*) FROM job_steps WHERE
 		job_id = $b AND source != \"folded\""), every step $(sql "SELECT
