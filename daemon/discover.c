@@ -627,39 +627,6 @@ int discover_series_job(struct db *db, const char *msgid,
 	return 1;
 }
 
-/*
- * The 'series' job of stored series @series_id: the one of any series
- * with the same first mail (series.message_id: the cover letter, else
- * patch 1), else a new one. Two sources (the feed's thread, the inbox's
- * history) store one series as two rows when their mboxes differ; the
- * check by message-id and the insert are one transaction, so either way
- * a series is queued once. Return: the job's id, or -1 after error().
- */
-static long long queue_once(struct db *db, long long series_id,
-			    const char *params, int *queued)
-{
-	long long id = 0;
-	int rc;
-
-	*queued = 0;
-	if (db_begin(db) < 0)
-		return -1;
-	rc = db_int_checked(db, &id, "SELECT j.id FROM series s JOIN jobs j ON "
-			    "j.series_id = s.id AND j.kind = 'series' WHERE "
-			    "s.id = ? OR s.message_id = (SELECT message_id "
-			    "FROM series WHERE id = ?) ORDER BY j.id LIMIT 1",
-			    "ii", series_id, series_id);
-	if (rc == 0) {
-		id = job_queue(db, "series", series_id, 0, NULL, params);
-		*queued = id > 0;
-	}
-	if (rc < 0 || id < 0 || db_commit(db) < 0) {
-		db_rollback(db);
-		return error("no job for series #%lld", series_id);
-	}
-	return id;
-}
-
 void discover_take_release(struct discover_take *t)
 {
 	free(t->decision);
@@ -702,7 +669,7 @@ int discover_take_series(struct db *db, const struct mmci_config *cfg,
 	 * what it changes (aim.h), here where mail is parsed: the daemon
 	 * only checks the values */
 	params = series_aim(cfg, db, t->series_id);
-	t->job_id = queue_once(db, t->series_id, params, &t->queued);
+	t->job_id = job_queue_series(db, t->series_id, params, &t->queued);
 	free(params);
 	if (t->job_id < 0) {
 		t->job_id = 0;

@@ -81,9 +81,12 @@ long long job_queue_series(struct db *db, long long series_id,
 		*queued = 0;
 	if (db_begin(db) < 0)
 		return -1;
-	rc = db_int_checked(db, &id, "SELECT id FROM jobs WHERE kind = "
-			    "'series' AND series_id = ? ORDER BY id LIMIT 1",
-			    "i", series_id);
+	/* a series stored twice (two sources, two mboxes): one job */
+	rc = db_int_checked(db, &id, "SELECT j.id FROM series s JOIN jobs j ON "
+			    "j.series_id = s.id AND j.kind = 'series' WHERE "
+			    "s.id = ? OR s.message_id = (SELECT message_id "
+			    "FROM series WHERE id = ?) ORDER BY j.id LIMIT 1",
+			    "ii", series_id, series_id);
 	if (rc == 0) {
 		id = job_queue(db, "series", series_id, 0, NULL, params);
 		if (queued && id > 0)

@@ -40,9 +40,12 @@ long long job_queue(struct db *db, const char *kind, long long series_id,
 		    long long head_id, const char *ref, const char *params);
 
 /*
- * job_queue_series() - the 'series' job of series @series_id: the first
- * one there is, else a new queued one. The check and the insert are one
- * transaction, so two ingests of one series queue one job.
+ * job_queue_series() - the 'series' job of series @series_id, or of any
+ * series with the same first mail (series.message_id: the cover letter,
+ * else patch 1; two sources, the feed's thread and the inbox's history,
+ * store one series as two rows when their mboxes differ), else a new
+ * queued one. The check and the insert are one transaction, so a series
+ * is queued once whichever source found it.
  * @params: JSON of the job's options (its aim, aim.h), NULL none
  * @queued: set to 1 when a job was queued now, 0 when one was there
  * (may be NULL)
