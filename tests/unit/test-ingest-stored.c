@@ -117,8 +117,8 @@ static void row(struct db *db, const char *dir)
 		       "the cover letter's message id");
 		is_str(r.source, copy, "the file it was read from");
 		is_str(r.cache_path, "", "no thread");
-		ok(!r.missing && !r.is_rfc && !r.base_commit,
-		   "whole, no RFC, no base commit");
+		ok(!*r.missing && !r.first_missing && !r.is_rfc &&
+		   !r.base_commit, "whole, no RFC, no base commit");
 	}
 	series_row_release(&r);
 	db_run(db, "INSERT INTO threads (source, cache_path, source_sha1, "
