@@ -14,7 +14,6 @@
  * tree; merge_config.sh writes its temporary files into its current
  * directory, so it runs in the object directory.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -775,21 +774,12 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 	return 0;
 }
 
-static int full_hex(const char *s)
-{
-	size_t n = 0;
-
-	for (; s && isxdigit((unsigned char)s[n]); n++)
-		;
-	return s && n == 40 && !s[n];
-}
-
 int build_store_imported(struct db *db, const struct build_import *bi,
 			 long long *build_id)
 {
 	if (!bi->cache_key || strncmp(bi->cache_key, "bundle:", 7))
 		return error("an imported build's key must begin 'bundle:'");
-	if (!full_hex(bi->commit))
+	if (!is_commit_hex(bi->commit))
 		return error("an imported build names no full commit id");
 	if (!bi->arch || !arch_find(bi->arch))
 		return error("an imported build's arch '%.32s' is unknown",

@@ -476,16 +476,6 @@ static int uri_valid(const char *s)
 	return !*p;
 }
 
-static int is_hex40(const char *s)
-{
-	int i;
-
-	for (i = 0; i < 40; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[40] == '\0';
-}
-
 int kcidb_valid_origin(const char *s)
 {
 	if (!*s)
@@ -798,7 +788,7 @@ static const char *checkout_get(struct export *ex, const char *base,
 	misc = json_object();
 	json_object_set_new(co, "id", jstr(id.buf));
 	set_str(co, "origin", ex->origin);
-	if (is_hex40(base)) {
+	if (is_commit_hex(base)) {
 		double fetched = 0;
 
 		set_str(co, "git_commit_hash", base);
@@ -913,7 +903,7 @@ static int export_build(struct export *ex, long long build_id)
 		}
 		if (ap)
 			sqlite3_finalize(ap);
-		if (!*base && is_hex40(db_col_text(st, 16)))
+		if (!*base && is_commit_hex(db_col_text(st, 16)))
 			base = db_col_text(st, 16);
 		checkout_id = checkout_get(ex, base, series_id,
 					   sqlite3_column_int(st, 2), applied,

@@ -533,3 +533,8 @@ void doubles_release(struct doubles *d)
 	free(d->v);
 	memset(d, 0, sizeof(*d));
 }
+
+int is_commit_hex(const char *s)
+{
+	return s && strspn(s, "0123456789abcdef") == 40 && !s[40];
+}

@@ -107,6 +107,8 @@ int skip_prefix(const char *str, const char *prefix, const char **out);
 int ends_with(const char *str, const char *suffix);
 /* the value of a hex digit, -1 for any other character */
 int hex_digit(int c);
+/* a full commit id as git writes it: exactly 40 lowercase hex digits */
+int is_commit_hex(const char *s);
 
 /**
  * utf8_next() - decode the UTF-8 character at @s

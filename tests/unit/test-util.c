@@ -138,5 +138,15 @@ int main(void)
 	test_every_code_point();
 	test_short_sequences();
 	test_four_bytes();
+	ok(is_commit_hex("0123456789abcdef0123456789abcdef01234567"),
+	   "is_commit_hex: 40 lowercase hex digits");
+	ok(!is_commit_hex("0123456789ABCDEF0123456789abcdef01234567"),
+	   "is_commit_hex: not upper case (git writes ids in lower case)");
+	ok(!is_commit_hex("0123456789abcdef0123456789abcdef0123456"),
+	   "is_commit_hex: not 39 digits");
+	ok(!is_commit_hex("0123456789abcdef0123456789abcdef012345678"),
+	   "is_commit_hex: not 41 digits");
+	ok(!is_commit_hex("HEAD") && !is_commit_hex(NULL),
+	   "is_commit_hex: not a ref, not NULL");
 	return done_testing();
 }
