@@ -349,7 +349,7 @@ static int run_make(struct make_ctx *mc, const char *what,
 	char jobs[32], odir[4096], arch[64], cross[128], cc[160];
 	const char *argv[20];
 	struct child_process cmd = CHILD_PROCESS_INIT;
-	int argc = 0, attempt, code = 0;
+	int argc = 0, attempt, code = 0, cpu;
 
 	xsnprintf(jobs, sizeof(jobs), "-j%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	xsnprintf(odir, sizeof(odir), "O=%s", mc->objdir);
@@ -390,7 +390,9 @@ static int run_make(struct make_ctx *mc, const char *what,
 			cmd.tick = make_tick;
 			cmd.tick_data = mc;
 		}
+		cpu = cpu_lock_take(1, "the build");
 		code = run_tree_command(mc, &cmd);
+		cpu_lock_drop(cpu);
 		progress_status_end();
 		if (!code) {
 			free(basedir);

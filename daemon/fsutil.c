@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "interrupt.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -219,4 +220,95 @@ void tail_file(const char *path, int lines, struct strbuf *out)
 	}
 	strbuf_add(out, sb.buf + i, sb.len - i);
 	strbuf_release(&sb);
+}
+
+/* --- the host's cores, between builds and guests ----------------------- */
+
+/* byte @byte of @fd locked (F_WRLCK or F_RDLCK), without waiting: 0 or -1 */
+static int ofd_try(int fd, short type, off_t byte)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
+			    .l_start = byte, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl);
+}
+
+static void ofd_unlock(int fd, off_t byte)
+{
+	ofd_try(fd, F_UNLCK, byte);
+}
+
+/*
+ * Byte @byte locked, trying every 200 ms (a wait that a stop request
+ * ends, which a blocking F_OFD_SETLKW under SA_RESTART would not):
+ * 0, or -1 when interrupted or the lock fails for another reason.
+ */
+static int ofd_wait(int fd, short type, off_t byte, const char *path,
+		    const char *what, int *said)
+{
+	while (ofd_try(fd, type, byte) < 0) {
+		if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
+			log_warnx("cannot lock '%s': %s; %s goes on without "
+				  "it", path, strerror(errno), what);
+			return -1;
+		}
+		if (interrupted())
+			return -1;
+		if (!*said) {
+			progress("%s waits for the cores (%s: %s)", what,
+				 path, type == F_WRLCK && byte ?
+				 "guests are running" : "a build holds them");
+			*said = 1;
+		}
+		usleep(200 * 1000);
+	}
+	return 0;
+}
+
+int cpu_lock_take(int exclusive, const char *what)
+{
+	const char *path = getenv("MMCI_CPU_LOCK");
+	int fd, said = 0;
+
+	if (!path || !*path)
+		return -1;
+	/*
+	 * Open before create: with fs.protected_regular an O_CREAT open of
+	 * another user's file in a sticky directory (/var/tmp) fails
+	 */
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		log_warnx("cannot open the CPU lock '%s': %s; %s goes on "
+			  "without it", path, strerror(errno), what);
+		return -1;
+	}
+	/* every user of the host shares it: a umask must not close it */
+	(void)fchmod(fd, 0666);
+	/*
+	 * Byte 0 is a gate, byte 1 the cores. A build shuts the gate, then
+	 * waits for the guests that are in to end; a guest passes the gate
+	 * (waiting while a build holds it) and takes the cores shared. So a
+	 * stream of guests cannot starve a build.
+	 */
+	if (ofd_wait(fd, F_WRLCK, 0, path, what, &said) < 0)
+		goto fail;
+	if (!exclusive)
+		ofd_unlock(fd, 0);
+	if (ofd_wait(fd, exclusive ? F_WRLCK : F_RDLCK, 1, path, what,
+		     &said) < 0)
+		goto fail;
+	if (exclusive)
+		ofd_unlock(fd, 0);
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+void cpu_lock_drop(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }

@@ -40,4 +40,20 @@ long long mem_available_mib(void);
 /* last `lines` lines of a file, appended to out */
 void tail_file(const char *path, int lines, struct strbuf *out);
 
+/*
+ * cpu_lock_take() - share this host's cores between kernel builds and
+ * guests through the file MMCI_CPU_LOCK names
+ * @exclusive: 1 for a build (alone on the cores), 0 for a guest (beside
+ *             other guests, never beside a build)
+ * @what: who waits, for the progress line ("a build", "domain 'x'")
+ *
+ * Waits while the other kind holds the cores; a build that waits keeps
+ * new guests out until it has had its turn. Without MMCI_CPU_LOCK, or
+ * when the file cannot be locked (a warning) or a stop request comes,
+ * it returns at once and the caller goes on unlocked.
+ * Return: an fd to give cpu_lock_drop(), or -1 (holding nothing).
+ */
+int cpu_lock_take(int exclusive, const char *what);
+void cpu_lock_drop(int fd);
+
 #endif

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "fsutil.h"
 #include "interrupt.h"
 #include "strbuf.h"
 #include "util.h"
@@ -1632,7 +1633,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
-	int cb = -1, timer = -1, ret = -1;
+	int cb = -1, timer = -1, ret = -1, cpu = -1;
 	enum vm_wait_end end;
 	char *lost = NULL;
 	double t0, t1;
@@ -1722,6 +1723,13 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 
+	if (!remote) {
+		char *who = xstrfmt("domain '%s'", spec->name);
+
+		/* beside other guests, never beside a build (fsutil.h) */
+		cpu = cpu_lock_take(0, who);
+		free(who);
+	}
 	log_debug("starting domain '%s'", spec->name);
 	t0 = w.t0 = now_s();
 	dom = virDomainCreateXML(conn, xml.buf, flags);
@@ -1817,6 +1825,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 out:
 	if (dom)
 		virDomainFree(dom);	/* destroyed above on every path */
+	cpu_lock_drop(cpu);
 	if (timer >= 0)
 		virEventRemoveTimeout(timer);
 	if (cb >= 0)
