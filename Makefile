@@ -176,27 +176,38 @@ check:
 	MMCI_TEST_TIER=check MMCI_BIN='$(CURDIR)/$(OUT)mmci' $(SANITIZE_ENV) \
 		prove $(PROVE_OPTS) -j$(TEST_JOBS) $(UNIT_TESTS) $(CHECK_TESTS)
 
-# make test runs two files at once: the files that boot a guest or build
-# a kernel (a "# mmci-test-needs:" line naming vm or kernel-build, or a
-# test_expect_vm case) one after another, in name order, as one sequence
-# (they share the checkout's kernel tree and build cache, and two guests
-# would oversubscribe the two CPUs); every other file beside them. A file
-# asserts only on what it started (docs/TESTING.md), so neighbours do not
-# matter. TEST_JOBS=1 runs everything in sequence.
+# make test runs two lanes at once, each one file after another:
+#   builds  the files that build kernels ("# mmci-test-needs:" naming
+#           kernel-build): they share the checkout's kernel tree and
+#           build cache, so never two at once
+#   boots   the files that boot guests but build no kernel, then every
+#           other file and the unit tests
+# So at most two files run at a time. A kernel build takes both cores:
+# MMCI_CPU_LOCK (fsutil.h) makes a build wait for the guests that run and
+# a guest wait for a build, so two guests may share the cores and a build
+# has them alone. A file asserts only on what it started
+# (docs/TESTING.md), so its neighbour does not matter. TEST_JOBS=1 runs
+# everything in sequence.
 TEST_JOBS ?= 2
+TEST_CPU_LOCK ?= /var/tmp/mmci-test-cpu.lock
 HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
+BUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
+BOOT_TESTS = $(filter-out $(BUILD_TESTS),$(HEAVY_TESTS))
+OTHER_TESTS = $(filter-out $(HEAVY_TESTS),$(wildcard tests/t[0-9]*.sh)) \
+	$(UNIT_TESTS)
 comma := ,
 empty :=
 space := $(empty) $(empty)
-TEST_RULES = --rules='seq={$(subst $(space),$(comma),$(strip $(HEAVY_TESTS)))}' \
-	--rules='par=**'
+lane = --rules='seq={$(subst $(space),$(comma),$(strip $(1)))}'
+TEST_RULES = $(call lane,$(BUILD_TESTS)) \
+	$(call lane,$(BOOT_TESTS) $(OTHER_TESTS))
 
 test: setup
 	$(call check_reach,$(REACH_USERS) libvirt-qemu)
 	$(MAKE) all $(UNIT_TESTS)
-	prove $(PROVE_OPTS) -j$(TEST_JOBS) $(TEST_RULES) $(UNIT_TESTS) \
-		tests/t[0-9]*.sh
+	MMCI_CPU_LOCK='$(TEST_CPU_LOCK)' prove $(PROVE_OPTS) -j$(TEST_JOBS) \
+		$(TEST_RULES) $(BUILD_TESTS) $(BOOT_TESTS) $(OTHER_TESTS)
 
 test-long: setup
 	$(MAKE) all
