@@ -21,14 +21,14 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$SRC/tests/lib-http.sh"
+. "$SRC/tests/lib-inbox.sh"
 for t in public-inbox-init public-inbox-httpd public-inbox-mda \
 	public-inbox-purge perl python3 sqlite3 git flock setpriv; do
 	command -v $t >/dev/null ||
 		skip_all "$t is not installed (make setup installs public-inbox)"
 done
 
-export HOME="$TRASH/home" PI_CONFIG="$TRASH/pi/config"
-mkdir -p "$HOME" "$TRASH/pi" "$TRASH/mails"
+mkdir -p "$TRASH/mails"
 INBOX="$TRASH/pi/linux-mm"
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
 export MMCI_FETCH_ATTEMPTS=2 MMCI_FETCH_TIMEOUT=20
@@ -124,45 +124,6 @@ def one(path, subject, msgid, withdiff=""):
     sys.argv[2:])
 PYEOF
 
-# deliver.pl NAME FILE... [--roll] ...: the mails into inbox NAME through
-# one importer (PublicInbox::InboxWritable, as public-inbox-mda does);
-# --roll: the next mail starts a new epoch (public-inbox rolls at about
-# 1 GB: rotate_bytes, V2Writable.pm, which no setting changes)
-cat > deliver.pl <<'PLEOF'
-use strict; use warnings;
-use PublicInbox::Config; use PublicInbox::InboxWritable; use PublicInbox::Eml;
-my $name = shift;
-my $ibx = PublicInbox::Config->new->lookup_name($name) or die "no inbox $name\n";
-my $im = PublicInbox::InboxWritable->new($ibx)->importer(0);
-my $def = $im->{rotate_bytes};
-for my $f (@ARGV) {
-	if ($f eq '--roll') { $im->{rotate_bytes} = 1; next; }
-	open my $fh, '<', $f or die "$f: $!";
-	my $raw = do { local $/; <$fh> };
-	$im->add(PublicInbox::Eml->new(\$raw)) or die "$f: not added\n";
-	$im->{rotate_bytes} = $def;
-}
-$im->done;
-PLEOF
-
-# httpd.py PORTFILE ARGS...: public-inbox-httpd on a socket bound here to
-# a port the kernel chose, inherited as systemd passes one (LISTEN_FDS)
-cat > httpd.py <<'PYEOF'
-import os, socket, sys
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(64)
-port = s.getsockname()[1]
-if s.fileno() != 3:
-    os.dup2(s.fileno(), 3)
-    s.close()
-os.set_inheritable(3, True)
-os.environ["LISTEN_FDS"] = "1"
-os.environ["LISTEN_PID"] = str(os.getpid())
-open(sys.argv[1], "w").write("%d\n" % port)
-os.execvp("public-inbox-httpd", ["public-inbox-httpd", "-W0"] + sys.argv[2:])
-PYEOF
-
 # proxy.py PORTFILE UPSTREAM: forwards to UPSTREAM, but each git-upload-pack
 # answer (the pack) is cut to half its bytes
 cat > proxy.py <<'PYEOF'
@@ -208,29 +169,11 @@ open(sys.argv[1], "w").write("%d\n" % s.server_address[1])
 s.serve_forever()
 PYEOF
 
-# stop PIDFILE: stop a server of ours and wait until it is gone
-stop() {
-	pid=$(cat "$1" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || return 0
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	return 0
-}
 test_atexit 'stop "$TRASH/httpd.pid"'
 test_atexit 'stop "$TRASH/proxy.pid"'
 
-# wait_port FILE: the port a server of ours wrote, once it answers
-wait_port() {
-	i=0
-	until [ -s "$1" ] && curl -s -o /dev/null "http://127.0.0.1:$(cat "$1")/"; do
-		i=$((i + 1)); [ $i -lt 100 ] || return 1; sleep 0.1
-	done
-}
-
 gen() { python3 "$TRASH/gen.py" "$@"; }
-deliver() { perl "$TRASH/deliver.pl" linux-mm "$@"; }
+deliver() { inbox_deliver linux-mm "$@"; }
 # the mails of series TAG, in order
 mails_of() { ls "$TRASH/mails/$1"-[0-9][0-9].eml; }
 
@@ -265,12 +208,7 @@ mark_is_tip() {
 }
 
 test_expect 'a v2 inbox, public-inbox-httpd on a port the kernel chose' '
-	public-inbox-init -V2 -L basic linux-mm "$INBOX" \
-		http://127.0.0.1/linux-mm linux-mm@kvack.org &&
-	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none &&
-	{ python3 httpd.py "$TRASH/httpd.port" -1 "$TRASH/httpd.out" \
-		-2 "$TRASH/httpd.err" & echo $! > "$TRASH/httpd.pid"; } &&
-	wait_port "$TRASH/httpd.port" &&
+	inbox_init linux-mm "$INBOX" && inbox_serve &&
 	curl -s "http://127.0.0.1:$(cat httpd.port)/linux-mm/manifest.js.gz" |
 		gunzip | grep -qx "{}"
 '
