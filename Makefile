@@ -239,13 +239,20 @@ bench: setup
 bench-web: all
 	sh bench/web.sh
 
+# ten series of mixed kinds into a real public-inbox at once, the daemon
+# following it: arrival -> report and -> mail, on one libvirt host and on
+# two (bench/throughput.sh; about an hour on 2 CPUs)
+bench-throughput: setup
+	$(MAKE) all
+	sh bench/throughput.sh -v
+
 clean:
 	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
 		runner/mmci-runner-arm64 runner/mmci-profile.so \
 		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
 	$(RM) -r build-sanitize
 
-.PHONY: all setup check test test-long demo bench bench-web clean
+.PHONY: all setup check test test-long demo bench bench-web bench-throughput clean
 -include $(OUT)daemon/*.d $(OUT)tests/unit/*.d
 
 # make install: the binary and every file it reads at run time go to
