@@ -465,7 +465,7 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 	progress("run #%lld: profiling boot (TCG, icount, %s plugin)", run_id,
 		 PROFILE_METHOD);
 	if (vm_run(&spec, &vres) < 0) {
-		strbuf_addf(&why, "the VM did not start: %s", last_error());
+		vm_not_started_why(&vres, &why);
 		goto record;
 	}
 	unlink(backing);

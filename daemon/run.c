@@ -1091,7 +1091,7 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	started = vm_run(&spec, &vres) == 0;
 	unlink(backing);
 	if (!started) {
-		strbuf_addf(&why, "the VM did not start: %s", last_error());
+		vm_not_started_why(&vres, &why);
 		goto record;
 	}
 	if (store_host_log(db, run_id, boot_id, vres.host_log.buf) < 0) {

@@ -1729,6 +1729,12 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		/* beside other guests, never beside a build (fsutil.h) */
 		cpu = cpu_lock_take(0, who);
 		free(who);
+		if (interrupted()) {
+			/* stopped while it waited: nothing was started */
+			res->exit_kind = VM_INTERRUPTED;
+			set_result_error(res, "%s", interrupt_reason());
+			goto out;
+		}
 	}
 	log_debug("starting domain '%s'", spec->name);
 	t0 = w.t0 = now_s();
@@ -1846,6 +1852,15 @@ out:
 	strbuf_release(&tmpl);
 	strbuf_release(&xml);
 	return ret;
+}
+
+void vm_not_started_why(const struct vm_result *res, struct strbuf *why)
+{
+	if (res->exit_kind == VM_INTERRUPTED)
+		strbuf_addf(why, "%s while it waited for the cores; no guest "
+			    "was started", res->error);
+	else
+		strbuf_addf(why, "the VM did not start: %s", last_error());
 }
 
 void vm_result_release(struct vm_result *res)

@@ -134,11 +134,17 @@ struct vm_result {
  *
  * The domain is destroyed on every path before vm_run() returns.
  *
+ * A local guest first waits for the host's cores while a build holds
+ * them (MMCI_CPU_LOCK, fsutil.h).
+ *
  * Return: 0 when the guest ran (its end is in @res->exit_kind, a timeout
- * or a crash is not an error), -1 after error() when it could not start
- * (@res->exit_kind = VM_START_FAILED, @res->error says why).
+ * or a crash is not an error), -1 when it did not start: after error()
+ * (@res->exit_kind = VM_START_FAILED, @res->error says why), or stopped
+ * while it waited for the cores (VM_INTERRUPTED, no error() printed).
  */
 int vm_run(const struct vm_spec *spec, struct vm_result *res);
+/* why a vm_run() that returned -1 started no guest, for the boot's row */
+void vm_not_started_why(const struct vm_result *res, struct strbuf *why);
 
 void vm_result_release(struct vm_result *res);
 const char *vm_exit_kind_name(enum vm_exit_kind kind);

@@ -4,7 +4,9 @@
 # within seconds, die of the signal as it did before, and leave nothing
 # 'running': its boot failed as 'interrupted', its run failed, both saying
 # "interrupted: mmci received SIGTERM", no domain and no NVDIMM file left
-# (daemon/interrupt.h says how).
+# (daemon/interrupt.h says how). Then the same while the run waits for
+# the cores (MMCI_CPU_LOCK, fsutil.h) that a build holds: it stops as
+# promptly, and no guest was ever started.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 # tcg: the run must not stop in a KVM trial boot (t0330 tests that)
@@ -60,6 +62,51 @@ test_expect 'the boot and the run are failed, saying why; nothing running' '
 test_expect 'no domain, no NVDIMM backing file left behind' '
 	no_domains_left &&
 	! ls /dev/shm/mmci-"$(cat "$TRASH/run.pid")"-run1-boot0.nvdimm 2>/dev/null
+'
+
+# hold.py LOCK: holds LOCK as a build does (its gate, then the cores)
+# until killed; "held" on stdout once it has them
+cat > hold.py <<'PYEOF'
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
+def lock(kind, byte):
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLKW, struct.pack("hhqqi4x", kind, 0, byte, 1, 0))
+lock(fcntl.F_WRLCK, 0); lock(fcntl.F_WRLCK, 1); lock(fcntl.F_UNLCK, 0)
+print("held", flush=True)
+time.sleep(3600)
+PYEOF
+stop_hold() {
+	[ -s "$TRASH/hold.pid" ] && kill "$(cat "$TRASH/hold.pid")" 2>/dev/null
+	return 0
+}
+test_atexit stop_hold
+
+test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
+	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
+	{ python3 hold.py "$MMCI_CPU_LOCK" > hold.out & echo $! > "$TRASH/hold.pid"; } &&
+	i=0 && until grep -qx held hold.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
+		--workloads fsdax > run2.out 2> run2.err &
+	  echo $! > "$TRASH/run.pid"; } &&
+	pid=$(cat "$TRASH/run.pid") &&
+	i=0 && until grep -q "waits for the cores ($MMCI_CPU_LOCK: a build holds them)" run2.err; do
+		i=$((i + 1)); [ $i -lt 600 ] || { cat run2.err; exit 1; }
+		sleep 0.1
+	done &&
+	kill -TERM "$pid" && t0=$(date +%s) &&
+	i=0 && while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
+		i=$((i + 1)); sleep 0.1; done &&
+	rc=0 && wait "$pid" || rc=$?
+	echo "exit $rc after $(( $(date +%s) - t0 )) s" && cat run2.err &&
+	stop_hold &&
+	[ $i -lt 100 ] && [ $rc = 143 ] &&
+	r=$(sql "SELECT max(id) FROM runs") &&
+	[ "$(sql "SELECT status || \" \" || end_kind FROM boots
+	     WHERE run_id = $r AND idx = 0")" = "failed interrupted" ] &&
+	[ "$(sql "SELECT status FROM runs WHERE id = $r")" = failed ] &&
+	grep -q "^error: run #$r boot 0 failed: interrupted: mmci received SIGTERM while it waited for the cores; no guest was started$" run2.err &&
+	no_domains_left
 '
 
 test_done
