@@ -1676,6 +1676,23 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 
+	if (!remote) {
+		char *who = xstrfmt("domain '%s'", spec->name);
+
+		/*
+		 * beside other guests, never beside a build (fsutil.h);
+		 * before the connection: libvirtd closes one whose keepalive
+		 * nobody answers, and the next write is a SIGPIPE
+		 */
+		cpu = cpu_lock_take(0, who);
+		free(who);
+		if (interrupted()) {
+			/* stopped while it waited: nothing was started */
+			res->exit_kind = VM_INTERRUPTED;
+			set_result_error(res, "%s", interrupt_reason());
+			goto out;
+		}
+	}
 	conn = vm_connect();
 	if (!conn) {
 		vm_start_failed(res, "cannot start domain '%s' without libvirt",
@@ -1723,19 +1740,6 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 
-	if (!remote) {
-		char *who = xstrfmt("domain '%s'", spec->name);
-
-		/* beside other guests, never beside a build (fsutil.h) */
-		cpu = cpu_lock_take(0, who);
-		free(who);
-		if (interrupted()) {
-			/* stopped while it waited: nothing was started */
-			res->exit_kind = VM_INTERRUPTED;
-			set_result_error(res, "%s", interrupt_reason());
-			goto out;
-		}
-	}
 	log_debug("starting domain '%s'", spec->name);
 	t0 = w.t0 = now_s();
 	dom = virDomainCreateXML(conn, xml.buf, flags);

@@ -6,7 +6,8 @@
 # "interrupted: mmci received SIGTERM", no domain and no NVDIMM file left
 # (daemon/interrupt.h says how). Then the same while the run waits for
 # the cores (MMCI_CPU_LOCK, fsutil.h) that a build holds: it stops as
-# promptly, and no guest was ever started.
+# promptly, and no guest was ever started; and a guest that waited
+# longer than libvirt's keepalive still boots.
 # mmci-test-needs: vm
 . "$(dirname "$0")/lib.sh"
 # tcg: the run must not stop in a KVM trial boot (t0330 tests that)
@@ -106,6 +107,28 @@ test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
 	     WHERE run_id = $r AND idx = 0")" = "failed interrupted" ] &&
 	[ "$(sql "SELECT status FROM runs WHERE id = $r")" = failed ] &&
 	grep -q "^error: run #$r boot 0 failed: interrupted: mmci received SIGTERM while it waited for the cores; no guest was started$" run2.err &&
+	no_domains_left
+'
+
+# libvirtd closes a connection whose keepalive nobody answers (5 probes
+# 5 s apart): a guest that waited longer than that with its connection
+# open died of SIGPIPE at its first write. It connects after the wait.
+test_expect 'a guest that waited 40 s for the cores then boots, runs, ends' '
+	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
+	rm -f hold.out &&
+	{ python3 hold.py "$MMCI_CPU_LOCK" > hold.out & echo $! > "$TRASH/hold.pid"; } &&
+	i=0 && until grep -qx held hold.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
+		--workloads fsdax > run3.out 2> run3.err &
+	  echo $! > "$TRASH/run.pid"; } &&
+	pid=$(cat "$TRASH/run.pid") &&
+	sleep 40 && kill -0 "$pid" && stop_hold &&
+	rc=0 && wait "$pid" || rc=$?
+	cat run3.err &&
+	[ $rc = 0 ] && grep -q "waits for the cores" run3.err &&
+	r=$(sql "SELECT max(id) FROM runs") &&
+	[ "$(sql "SELECT status FROM runs WHERE id = $r")" = ok ] &&
 	no_domains_left
 '
 
