@@ -179,21 +179,29 @@ check:
 # make test runs two lanes at once, each one file after another:
 #   builds  the files that build kernels ("# mmci-test-needs:" naming
 #           kernel-build): they share the checkout's kernel tree and
-#           build cache, so never two at once
-#   boots   the files that boot guests but build no kernel, then every
-#           other file and the unit tests
+#           build cache, so never two at once. First those that must
+#           have the host alone ("host-alone": they assert how many boots
+#           mmci runs at once, which other mmci guests change).
+#   boots   every file that neither boots nor builds and the unit tests,
+#           then the files that boot guests but build no kernel
 # So at most two files run at a time. A kernel build takes both cores:
 # MMCI_CPU_LOCK (fsutil.h) makes a build wait for the guests that run and
 # a guest wait for a build, so two guests may share the cores and a build
-# has them alone. A file asserts only on what it started
-# (docs/TESTING.md), so its neighbour does not matter. TEST_JOBS=1 runs
-# everything in sequence.
+# has them alone. MMCI_TEST_HOST_LOCK (tests/lib.sh) keeps the other
+# lane's guests away while a host-alone file runs; with the boots lane
+# starting with the files that boot nothing, that costs no wait. A file
+# asserts only on what it started (docs/TESTING.md), so its neighbour does
+# not matter. TEST_JOBS=1 runs everything in sequence.
 TEST_JOBS ?= 2
 TEST_CPU_LOCK ?= /var/tmp/mmci-test-cpu.lock
+TEST_HOST_LOCK ?= /var/tmp/mmci-test-host.lock
 HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
-BUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
-BOOT_TESTS = $(filter-out $(BUILD_TESTS),$(HEAVY_TESTS))
+ALONE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*host-alone' tests/t[0-9]*.sh)
+BUILD_TESTS = $(filter $(ALONE_TESTS),$(KBUILD_TESTS)) \
+	$(filter-out $(ALONE_TESTS),$(KBUILD_TESTS))
+KBUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
+BOOT_TESTS = $(filter-out $(KBUILD_TESTS),$(HEAVY_TESTS))
 OTHER_TESTS = $(filter-out $(HEAVY_TESTS),$(wildcard tests/t[0-9]*.sh)) \
 	$(UNIT_TESTS)
 comma := ,
@@ -201,13 +209,14 @@ empty :=
 space := $(empty) $(empty)
 lane = --rules='seq={$(subst $(space),$(comma),$(strip $(1)))}'
 TEST_RULES = $(call lane,$(BUILD_TESTS)) \
-	$(call lane,$(BOOT_TESTS) $(OTHER_TESTS))
+	$(call lane,$(OTHER_TESTS) $(BOOT_TESTS))
 
 test: setup
 	$(call check_reach,$(REACH_USERS) libvirt-qemu)
 	$(MAKE) all $(UNIT_TESTS)
-	MMCI_CPU_LOCK='$(TEST_CPU_LOCK)' prove $(PROVE_OPTS) -j$(TEST_JOBS) \
-		$(TEST_RULES) $(BUILD_TESTS) $(BOOT_TESTS) $(OTHER_TESTS)
+	MMCI_CPU_LOCK='$(TEST_CPU_LOCK)' MMCI_TEST_HOST_LOCK='$(TEST_HOST_LOCK)' \
+		prove $(PROVE_OPTS) -j$(TEST_JOBS) $(TEST_RULES) \
+		$(BUILD_TESTS) $(OTHER_TESTS) $(BOOT_TESTS)
 
 test-long: setup
 	$(MAKE) all

@@ -17,7 +17,8 @@
 # a kernel that another test built.
 #
 # A file that boots a guest, builds a kernel or needs root says so on a
-# line of its own, `# mmci-test-needs: WORD...` (vm, kernel-build, root).
+# line of its own, `# mmci-test-needs: WORD...` (vm, kernel-build, root;
+# host-alone: no other file's guests beside it, see test_host_lock).
 # `make check` runs only the files without such a line. Under CI=true a
 # marked file must not skip: skip_all there prints "not ok" and fails, and
 # a test_expect_vm case fails instead of skipping (unless the tier boots
@@ -112,10 +113,40 @@ test_fatal() {
 }
 for w in $TEST_NEEDS; do
 	case $w in
-	vm|kernel-build|root) ;;
-	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root)" ;;
+	vm|kernel-build|root|host-alone) ;;
+	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root, host-alone)" ;;
 	esac
 done
+
+# The files of one suite run that boot guests share this host through the
+# file MMCI_TEST_HOST_LOCK names (make test sets it; a file run alone has
+# none). mmci gives a job as many boots at once as the host has cores not
+# taken by other mmci guests (hosts.c, host_capacity()), so a file that
+# asserts on that number ("host-alone" in its needs: two boots at once,
+# in that order) holds the host alone for its whole run; every other file
+# that boots holds it shared with the others. A file that wants it alone
+# shuts a gate first, so the other lane cannot starve it. The lock goes
+# with the file's shell (fds 6 and 7) and the processes it leaves, which
+# test_cleanup stops.
+test_host_lock() {
+	[ -n "${MMCI_TEST_HOST_LOCK:-}" ] || return 0
+	if test_needs host-alone; then
+		hl_mode=-x
+	elif test_needs vm || grep -q '^test_expect_vm ' "$0"; then
+		hl_mode=-s
+	else
+		return 0
+	fi
+	exec 7>> "$MMCI_TEST_HOST_LOCK.gate" 6>> "$MMCI_TEST_HOST_LOCK" &&
+	flock -x 7 &&
+	if [ $hl_mode = -x ]; then
+		flock -x 6 && flock -u 7
+	else
+		flock -u 7 && flock -s 6
+	fi
+}
+test_host_lock ||
+	test_fatal "$TEST_NAME: cannot lock the host ($MMCI_TEST_HOST_LOCK)"
 
 # cleanup: test_atexit's commands, last first, then the processes left
 test_atexit_cmds=

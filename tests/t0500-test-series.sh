@@ -5,7 +5,7 @@
 # stored, compared. The example's patch 2 adds work per page to
 # memmap_init_zone_device(): the verdict must be "worse" for it, and
 # patch 1 alone (a comment) must show no significant change.
-# mmci-test-needs: vm kernel-build
+# mmci-test-needs: vm kernel-build host-alone
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)

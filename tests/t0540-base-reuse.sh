@@ -10,7 +10,7 @@
 # config step's cache: a second build of the same Kconfig inputs (patch 1
 # of the example, a comment, on the same tree) copies the .config the
 # first one made and says so in its log.
-# mmci-test-needs: vm kernel-build
+# mmci-test-needs: vm kernel-build host-alone
 . "$(dirname "$0")/lib.sh"
 # it asserts icount provenance: pin the accelerator (t0330 tests KVM)
 export MMCI_ACCEL=tcg
