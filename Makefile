@@ -184,16 +184,14 @@ check:
 #           mmci runs at once, which other mmci guests change).
 #   boots   every file that neither boots nor builds and the unit tests,
 #           then the files that boot guests but build no kernel
-# So at most two files run at a time. A kernel build takes both cores:
-# MMCI_CPU_LOCK (fsutil.h) makes a build wait for the guests that run and
-# a guest wait for a build, so two guests may share the cores and a build
-# has them alone. MMCI_TEST_HOST_LOCK (tests/lib.sh) keeps the other
-# lane's guests away while a host-alone file runs; with the boots lane
-# starting with the files that boot nothing, that costs no wait. A file
-# asserts only on what it started (docs/TESTING.md), so its neighbour does
-# not matter. TEST_JOBS=1 runs everything in sequence.
+# So at most two files run at a time: two guests fit the two cores, and
+# mmci builds kernels at nice 10, so a guest beside a build keeps its
+# core. MMCI_TEST_HOST_LOCK (tests/lib.sh) keeps the other lane's guests
+# away while a host-alone file runs; with the boots lane starting with
+# the files that boot nothing, that costs no wait. A file asserts only on
+# what it started (docs/TESTING.md), so its neighbour does not matter.
+# TEST_JOBS=1 runs everything in sequence.
 TEST_JOBS ?= 2
-TEST_CPU_LOCK ?= /var/tmp/mmci-test-cpu.lock
 TEST_HOST_LOCK ?= /var/tmp/mmci-test-host.lock
 HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
@@ -214,7 +212,7 @@ TEST_RULES = $(call lane,$(BUILD_TESTS)) \
 test: setup
 	$(call check_reach,$(REACH_USERS) libvirt-qemu)
 	$(MAKE) all $(UNIT_TESTS)
-	MMCI_CPU_LOCK='$(TEST_CPU_LOCK)' MMCI_TEST_HOST_LOCK='$(TEST_HOST_LOCK)' \
+	MMCI_TEST_HOST_LOCK='$(TEST_HOST_LOCK)' \
 		prove $(PROVE_OPTS) -j$(TEST_JOBS) $(TEST_RULES) \
 		$(BUILD_TESTS) $(OTHER_TESTS) $(BOOT_TESTS)
 
