@@ -25,12 +25,13 @@
 #   BENCH_TP_POLL_S=30       MMCI_POLL_S (the daemon's default is 300 s:
 #                            up to that much more per series)
 #   BENCH_TP_HOSTS="1 2"     the rounds: 1 host, 2 hosts
-#   BENCH_TP_TIMEOUT_S=5400  a round that has not mailed every series by
+#   BENCH_TP_TIMEOUT_S=3600  a round that has not mailed every series by
 #                            then fails
 # Needs root, libvirt, public-inbox, Debian's cloud kernel and the
 # checkout's debian-6.12 tree (make demo makes it). `make bench-throughput`
 # runs it. Prints per-series tables and the summary lines; exits non-zero
 # if a series is never mailed.
+# mmci-test-needs: vm kernel-build root
 . "$(dirname "$0")/../tests/lib.sh"
 . "$SRC/tests/lib-inbox.sh"
 . "$SRC/tests/lib-libvirtd2.sh"
@@ -52,7 +53,7 @@ export MMCI_PER_PATCH=${BENCH_TP_PER_PATCH:-0} MMCI_AIM_MAX_NVDIMM=1G
 export MMCI_RUN_ARGS="${BENCH_TP_RUN_ARGS:---iters 8 --boots 1 --max-boots 1 --nvdimm 1G --devdax-align 2M --map dev --vmem-sizes 1G --hotplug-iters 1 --kmem-online online --memremap-size 1G}"
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
 HOSTS_ROUNDS=${BENCH_TP_HOSTS:-1 2}
-TIMEOUT_S=${BENCH_TP_TIMEOUT_S:-5400}
+TIMEOUT_S=${BENCH_TP_TIMEOUT_S:-3600}
 H2="$TRASH/lv2"
 LIBVIRTD2_HIDE="$SRC"
 export LIBVIRTD2_HIDE
