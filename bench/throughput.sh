@@ -20,8 +20,8 @@
 #   BENCH_TP_PER_PATCH=0     the daemon measures each series whole
 #                            (MMCI_PER_PATCH; 1 measures every step, as
 #                            the daemon's default does)
-#   BENCH_TP_RUN_ARGS=...    MMCI_RUN_ARGS: one boot per run, 1 GiB
-#                            devices, 3 iterations (below)
+#   BENCH_TP_RUN_ARGS=...    MMCI_RUN_ARGS: one boot per run, a 1 GiB
+#                            NVDIMM, 8 iterations, 2M only (below)
 #   BENCH_TP_POLL_S=30       MMCI_POLL_S (the daemon's default is 300 s:
 #                            up to that much more per series)
 #   BENCH_TP_HOSTS="1 2"     the rounds: 1 host, 2 hosts
@@ -50,8 +50,11 @@ unset MMCI_CONFIG MMCI_SMTP_URL MMCI_MAIL_FROM MMCI_WEB_URL MMCI_MAIL_SEND \
 export MMCI_ACCEL=tcg MMCI_BASE=debian-6.12 MMCI_INBOX_START=all
 export MMCI_SOURCES=inbox MMCI_POLL_S=${BENCH_TP_POLL_S:-30}
 export MMCI_PER_PATCH=${BENCH_TP_PER_PATCH:-0} MMCI_AIM_MAX_NVDIMM=1G
-export MMCI_RUN_ARGS="${BENCH_TP_RUN_ARGS:---iters 8 --boots 1 --max-boots 1 --nvdimm 1G --devdax-align 2M --map dev --vmem-sizes 1G --hotplug-iters 1 --kmem-online online --memremap-size 1G}"
+export MMCI_RUN_ARGS="${BENCH_TP_RUN_ARGS:---iters 8 --boots 1 --max-boots 1 --nvdimm 1G --align 2M --map dev}"
 export MMCI_FETCH_BACKOFF_MS=50 MMCI_FETCH_INTERVAL_MS=0
+# lib-inbox.sh's HOME has no git identity: format-patch needs one
+export GIT_AUTHOR_NAME="Dev Eloper" GIT_AUTHOR_EMAIL=dev@example.org \
+	GIT_COMMITTER_NAME="Dev Eloper" GIT_COMMITTER_EMAIL=dev@example.org
 HOSTS_ROUNDS=${BENCH_TP_HOSTS:-1 2}
 TIMEOUT_S=${BENCH_TP_TIMEOUT_S:-3600}
 H2="$TRASH/lv2"
