@@ -26,15 +26,7 @@ statuses() {
 
 # stop_nginx: stop it and wait until it is gone (it runs from lib.sh's
 # cleanup too, before the trash directory is removed)
-stop_nginx() {
-	pid=$(cat "$TRASH/nginx/nginx.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || return 0
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	return 0
-}
+stop_nginx() { stop_pidfile "$TRASH/nginx/nginx.pid"; }
 test_atexit stop_nginx
 
 nginx_start() {

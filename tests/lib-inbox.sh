@@ -14,7 +14,7 @@
 #                              INBOX_PORT is set
 #   wait_port FILE             the port a server of ours wrote, once it
 #                              answers
-#   stop PIDFILE               stop a server of ours, wait until it is gone
+#   stop PIDFILE               stop_pidfile (lib.sh), the name t0630 uses
 # Needs public-inbox-init, public-inbox-httpd, perl, python3 and curl.
 
 export HOME="$TRASH/home" PI_CONFIG="$TRASH/pi/config"
@@ -67,15 +67,7 @@ inbox_deliver() {
 	perl "$TRASH/deliver.pl" "$@"
 }
 
-stop() {
-	pid=$(cat "$1" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || return 0
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	return 0
-}
+stop() { stop_pidfile "$1"; }
 test_atexit 'stop "$TRASH/httpd.pid"'
 
 wait_port() {

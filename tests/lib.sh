@@ -270,6 +270,18 @@ fi
 
 say() { echo "# $*"; }
 
+# stop_pidfile FILE: SIGTERM to the server of ours whose pid FILE holds,
+# then wait (5 s at most) until it is gone; no file or no process is fine
+stop_pidfile() {
+	sp_pid=$(cat "$1" 2>/dev/null) || return 0
+	kill "$sp_pid" 2>/dev/null || return 0
+	sp_i=0
+	while kill -0 "$sp_pid" 2>/dev/null && [ $sp_i -lt 50 ]; do
+		sleep 0.1; sp_i=$((sp_i + 1))
+	done
+	return 0
+}
+
 test_expect() {
 	test_count=$((test_count + 1))
 	if ! test_selected $test_count; then

@@ -76,6 +76,13 @@ lock(fcntl.F_WRLCK, 0); lock(fcntl.F_WRLCK, 1); lock(fcntl.F_UNLCK, 0)
 print("held", flush=True)
 time.sleep(3600)
 PYEOF
+# hold_cores: hold.py on MMCI_CPU_LOCK in the background, once it holds
+hold_cores() {
+	rm -f hold.out &&
+	{ python3 hold.py "$MMCI_CPU_LOCK" > hold.out & echo $! > "$TRASH/hold.pid"; } &&
+	i=0 && until grep -qx held hold.out; do
+		i=$((i + 1)); [ $i -lt 100 ] || return 1; sleep 0.1; done
+}
 stop_hold() {
 	[ -s "$TRASH/hold.pid" ] && kill "$(cat "$TRASH/hold.pid")" 2>/dev/null
 	return 0
@@ -84,9 +91,7 @@ test_atexit stop_hold
 
 test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
 	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
-	{ python3 hold.py "$MMCI_CPU_LOCK" > hold.out & echo $! > "$TRASH/hold.pid"; } &&
-	i=0 && until grep -qx held hold.out; do
-		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	hold_cores &&
 	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
 		--workloads fsdax > run2.out 2> run2.err &
 	  echo $! > "$TRASH/run.pid"; } &&
@@ -115,10 +120,7 @@ test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
 # open died of SIGPIPE at its first write. It connects after the wait.
 test_expect 'a guest that waited 40 s for the cores then boots, runs, ends' '
 	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
-	rm -f hold.out &&
-	{ python3 hold.py "$MMCI_CPU_LOCK" > hold.out & echo $! > "$TRASH/hold.pid"; } &&
-	i=0 && until grep -qx held hold.out; do
-		i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done &&
+	hold_cores &&
 	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
 		--workloads fsdax > run3.out 2> run3.err &
 	  echo $! > "$TRASH/run.pid"; } &&
