@@ -17,6 +17,14 @@ need_libvirt
 [ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
 say "kernel $CLOUD_KERNEL"
 
+# run_bg NAME: a small fsdax run in the background, its output in
+# NAME.out and NAME.err, its pid in $TRASH/run.pid
+run_bg() {
+	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
+		--workloads fsdax > "$1.out" 2> "$1.err" &
+	  echo $! > "$TRASH/run.pid"; }
+}
+
 stop_run() {
 	[ -s "$TRASH/run.pid" ] && kill -9 "$(cat "$TRASH/run.pid")" 2>/dev/null
 	return 0
@@ -24,10 +32,7 @@ stop_run() {
 test_atexit stop_run
 
 test_expect 'mmci run, SIGTERM once its guest runs: it stops, dies of it' '
-	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
-		--workloads fsdax > run.out 2> run.err &
-	  echo $! > "$TRASH/run.pid"; } &&
-	pid=$(cat "$TRASH/run.pid") && dom="$(domain_prefix)run1-boot0" &&
+	run_bg run && pid=$(cat "$TRASH/run.pid") && dom="$(domain_prefix)run1-boot0" &&
 	i=0 && until [ "$(sql "SELECT status FROM boots WHERE run_id = 1" \
 			  2>/dev/null)" = running ] &&
 		virsh -c qemu:///system list --name | grep -qx "$dom"; do
@@ -92,10 +97,7 @@ test_atexit stop_hold
 test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
 	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
 	hold_cores &&
-	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
-		--workloads fsdax > run2.out 2> run2.err &
-	  echo $! > "$TRASH/run.pid"; } &&
-	pid=$(cat "$TRASH/run.pid") &&
+	run_bg run2 && pid=$(cat "$TRASH/run.pid") &&
 	i=0 && until grep -q "waits for the cores ($MMCI_CPU_LOCK: a build holds them)" run2.err; do
 		i=$((i + 1)); [ $i -lt 600 ] || { cat run2.err; exit 1; }
 		sleep 0.1
@@ -121,10 +123,7 @@ test_expect 'SIGTERM while it waits for the cores a build holds: no guest' '
 test_expect 'a guest that waited 40 s for the cores then boots, runs, ends' '
 	export MMCI_CPU_LOCK="$TRASH/cpu.lock" &&
 	hold_cores &&
-	{ "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G --iters 1 \
-		--workloads fsdax > run3.out 2> run3.err &
-	  echo $! > "$TRASH/run.pid"; } &&
-	pid=$(cat "$TRASH/run.pid") &&
+	run_bg run3 && pid=$(cat "$TRASH/run.pid") &&
 	sleep 40 && kill -0 "$pid" && stop_hold &&
 	rc=0 && wait "$pid" || rc=$?
 	cat run3.err &&
