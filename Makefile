@@ -196,9 +196,9 @@ TEST_HOST_LOCK ?= /var/tmp/mmci-test-host.lock
 HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
 ALONE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*host-alone' tests/t[0-9]*.sh)
+KBUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
 BUILD_TESTS = $(filter $(ALONE_TESTS),$(KBUILD_TESTS)) \
 	$(filter-out $(ALONE_TESTS),$(KBUILD_TESTS))
-KBUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
 BOOT_TESTS = $(filter-out $(KBUILD_TESTS),$(HEAVY_TESTS))
 OTHER_TESTS = $(filter-out $(HEAVY_TESTS),$(wildcard tests/t[0-9]*.sh)) \
 	$(UNIT_TESTS)

@@ -241,7 +241,8 @@ static void ofd_unlock(int fd, off_t byte)
 /*
  * Byte @byte locked, trying every 200 ms (a wait that a stop request
  * ends, which a blocking F_OFD_SETLKW under SA_RESTART would not):
- * 0, or -1 when interrupted or the lock fails for another reason.
+ * 0, CPU_LOCK_STOPPED when interrupted, or -1 when the lock fails for
+ * another reason.
  */
 static int ofd_wait(int fd, short type, off_t byte, const char *path,
 		    const char *what, int *said)
@@ -253,7 +254,7 @@ static int ofd_wait(int fd, short type, off_t byte, const char *path,
 			return -1;
 		}
 		if (interrupted())
-			return -1;
+			return CPU_LOCK_STOPPED;
 		if (!*said) {
 			progress("%s waits for the cores (%s: %s)", what,
 				 path, type == F_WRLCK && byte ?
@@ -268,7 +269,7 @@ static int ofd_wait(int fd, short type, off_t byte, const char *path,
 int cpu_lock_take(int exclusive, const char *what)
 {
 	const char *path = getenv("MMCI_CPU_LOCK");
-	int fd, said = 0;
+	int fd, said = 0, rc;
 
 	if (!path || !*path)
 		return -1;
@@ -292,19 +293,21 @@ int cpu_lock_take(int exclusive, const char *what)
 	 * (waiting while a build holds it) and takes the cores shared. So a
 	 * stream of guests cannot starve a build.
 	 */
-	if (ofd_wait(fd, F_WRLCK, 0, path, what, &said) < 0)
+	rc = ofd_wait(fd, F_WRLCK, 0, path, what, &said);
+	if (rc < 0)
 		goto fail;
 	if (!exclusive)
 		ofd_unlock(fd, 0);
-	if (ofd_wait(fd, exclusive ? F_WRLCK : F_RDLCK, 1, path, what,
-		     &said) < 0)
+	rc = ofd_wait(fd, exclusive ? F_WRLCK : F_RDLCK, 1, path, what,
+		      &said);
+	if (rc < 0)
 		goto fail;
 	if (exclusive)
 		ofd_unlock(fd, 0);
 	return fd;
 fail:
 	close(fd);
-	return -1;
+	return rc;
 }
 
 void cpu_lock_drop(int fd)

@@ -49,10 +49,13 @@ void tail_file(const char *path, int lines, struct strbuf *out);
  *
  * Waits while the other kind holds the cores; a build that waits keeps
  * new guests out until it has had its turn. Without MMCI_CPU_LOCK, or
- * when the file cannot be locked (a warning) or a stop request comes,
- * it returns at once and the caller goes on unlocked.
- * Return: an fd to give cpu_lock_drop(), or -1 (holding nothing).
+ * when the file cannot be locked (a warning), it returns at once and the
+ * caller goes on unlocked.
+ * Return: an fd to give cpu_lock_drop(); -1, holding nothing; or
+ * CPU_LOCK_STOPPED, holding nothing, when a stop request (interrupt.h)
+ * ended the wait.
  */
+#define CPU_LOCK_STOPPED (-2)
 int cpu_lock_take(int exclusive, const char *what);
 void cpu_lock_drop(int fd);
 

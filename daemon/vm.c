@@ -1686,7 +1686,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		 */
 		cpu = cpu_lock_take(0, who);
 		free(who);
-		if (interrupted()) {
+		if (cpu == CPU_LOCK_STOPPED) {
 			/* stopped while it waited: nothing was started */
 			res->exit_kind = VM_INTERRUPTED;
 			set_result_error(res, "%s", interrupt_reason());
