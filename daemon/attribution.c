@@ -275,18 +275,18 @@ void attribution_format(const struct attribution *a, struct strbuf *out)
 	strbuf_addf(out, "per-patch attribution (job #%lld): own = this step "
 		    "vs the one before, cumulative = vs the base\n", a->job_id);
 	for (i = 1; i < a->nr; i++) {
-		size_t last;
+		size_t end;
 
 		if (!a->s[i].folded)
 			continue;
-		last = folded_run(a, i);
-		if (last > i)
+		end = folded_run(a, i);
+		if (end > i)
 			strbuf_addf(out, "patches %d-%d: %s\n", a->s[i].upto,
-				    a->s[last].upto, a->s[i].note);
+				    a->s[end].upto, a->s[i].note);
 		else
 			strbuf_addf(out, "patch %d: %s\n", a->s[i].upto,
 				    a->s[i].note);
-		i = last;
+		i = end;
 	}
 	for (i = 0; i < last->nr; i++) {
 		const struct metric_comparison *key = &last->m[i];
