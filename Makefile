@@ -65,7 +65,7 @@ LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/inbox.o daemon/aim.o daemon/tree.o daemon/apply.o \
-	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/vm.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
+	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/arch-check.o daemon/domxml.o daemon/vm.o daemon/virt.o daemon/priv-client.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/profile.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/nightly.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o daemon/bench.o \
 	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/kcidb.o daemon/render.o daemon/web.o \
@@ -86,10 +86,18 @@ CROSS_ARM64 ?= aarch64-linux-gnu-
 ARM64_CC := $(shell command -v $(CROSS_ARM64)gcc 2>/dev/null)
 RUNNERS = runner/mmci-runner $(if $(ARM64_CC),runner/mmci-runner-arm64)
 
-all: $(OUT)mmci $(RUNNERS) runner/mmci-profile.so
+all: $(OUT)mmci $(OUT)mmci-priv $(RUNNERS) runner/mmci-profile.so
 
 $(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# the root parent (daemon/priv.h): its own short list, no parser of the
+# service user's input; tests/t0987 checks what it links
+PRIV_OBJS = daemon/priv.o daemon/domxml.o daemon/virt.o daemon/arch.o \
+	daemon/strbuf.o daemon/util.o
+$(OUT)mmci-priv: $(addprefix $(OUT),$(PRIV_OBJS))
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) \
+		--libs libvirt)
 
 $(OUT)daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
@@ -254,7 +262,7 @@ bench-throughput: setup
 	sh bench/throughput.sh -v
 
 clean:
-	$(RM) mmci daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
+	$(RM) mmci mmci-priv daemon/*.o daemon/*.d daemon/schema.c runner/mmci-runner \
 		runner/mmci-runner-arm64 runner/mmci-profile.so \
 		$(patsubst %.c,%,$(wildcard tests/unit/test-*.c)) tests/unit/*.d
 	$(RM) -r build-sanitize
@@ -302,6 +310,7 @@ install: all
 	$(INSTALL) -d '$(DESTDIR)$(MMCI_LIBDIR)' '$(DESTDIR)$(BINDIR)' \
 		'$(DESTDIR)$(SYSTEMDUNITDIR)' '$(DESTDIR)$(SYSCONFDIR)/mmci'
 	$(INSTALL) -m 755 $(OUT)mmci '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
+	$(INSTALL) -m 755 $(OUT)mmci-priv '$(DESTDIR)$(MMCI_LIBDIR)/mmci-priv'
 	for f in $(INSTALL_PROGS); do \
 		$(INSTALL) -D -m 755 $$f '$(DESTDIR)$(MMCI_LIBDIR)'/$$f || exit; \
 	done
@@ -330,7 +339,8 @@ uninstall:
 	if [ -z '$(DESTDIR)' ] && [ -d '$(SYSTEMD_RUNDIR)' ]; then \
 		$(SYSTEMCTL) disable --now mmci-nightly.timer mmci.service || :; \
 	fi
-	$(RM) '$(DESTDIR)$(BINDIR)/mmci' '$(DESTDIR)$(MMCI_LIBDIR)/mmci'
+	$(RM) '$(DESTDIR)$(BINDIR)/mmci' '$(DESTDIR)$(MMCI_LIBDIR)/mmci' \
+		'$(DESTDIR)$(MMCI_LIBDIR)/mmci-priv'
 	for f in $(INSTALL_PROGS) $(INSTALL_DATA); do \
 		$(RM) '$(DESTDIR)$(MMCI_LIBDIR)'/$$f; \
 	done

@@ -94,20 +94,12 @@ int write_file(const char *path, const void *buf, size_t len)
 		free(tmp);
 		return -1;
 	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error_errno("cannot write '%s'", tmp);
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return -1;
-		}
-		p += n;
-		len -= n;
+	if (write_in_full(fd, p, len) < 0) {
+		error_errno("cannot write '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
 	}
 	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
 		error_errno("cannot write '%s'", path);

@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "fsutil.h"
 #include "hosts.h"
+#include "priv.h"
 #include "strbuf.h"
 #include "util.h"
 #include "vm.h"
@@ -37,24 +38,6 @@ size_t hosts_list(struct host **out)
 	free(list);
 	*out = h;
 	return n;
-}
-
-/* the text of the first <tag>...</tag> inside <host>, or "" */
-static char *caps_host_field(const char *caps, const char *tag)
-{
-	const char *host = strstr(caps, "<host>"), *end, *p, *q;
-	char open[32];
-
-	if (!host)
-		return xstrdup("");
-	end = strstr(host, "</host>");
-	xsnprintf(open, sizeof(open), "<%s>", tag);
-	p = strstr(host, open);
-	if (!p || (end && p > end))
-		return xstrdup("");
-	p += strlen(open);
-	q = strchr(p, '<');
-	return q ? xstrndup(p, q - p) : xstrdup("");
 }
 
 static virConnectPtr host_connect(const char *uri, char *err, size_t len)
@@ -110,39 +93,18 @@ static void node_memory(virConnectPtr conn, struct host *h)
 int host_probe(struct host *h)
 {
 	virConnectPtr conn;
-	virNodeInfo ni;
-	virDomainPtr *doms = NULL;
 	virStoragePoolPtr pool;
-	unsigned long hv = 0, lib = 0;
-	char *caps;
-	int i, n;
 
 	h->remote = vm_uri_is_remote(h->uri);
+	if (!h->remote && priv_active())
+		return priv_host(h);
 	conn = host_connect(h->uri, h->error, sizeof(h->error));
 	if (!conn)
 		return -1;
-	if (virConnectGetVersion(conn, &hv) < 0 ||
-	    virConnectGetLibVersion(conn, &lib) < 0 ||
-	    virNodeGetInfo(conn, &ni) < 0) {
-		snprintf(h->error, sizeof(h->error), "%s",
-			 virGetLastErrorMessage());
+	if (host_probe_conn(conn, h) < 0) {
 		virConnectClose(conn);
 		return -1;
 	}
-	h->qemu = vm_version_string(hv);
-	h->libvirt = vm_version_string(lib);
-	h->cores = ni.cpus;
-	h->mem_mib = ni.memory >> 10;
-	caps = virConnectGetCapabilities(conn);
-	h->arch = caps_host_field(caps ? caps : "", "arch");
-	h->kvm = caps && strstr(caps, "<domain type='kvm'") != NULL;
-	h->hostname = virConnectGetHostname(conn);
-	if (!h->hostname)
-		h->hostname = xstrdup("unknown");
-	h->cpu_model = caps_host_field(caps ? caps : "", "model");
-	free(caps);
-	h->arm64 = vm_conn_boots_arch(conn, arch_get("arm64"), h->arm64_why,
-				      sizeof(h->arm64_why));
 	if (h->remote) {
 		node_memory(conn, h);
 	} else {
@@ -163,16 +125,6 @@ int host_probe(struct host *h)
 		}
 		virStoragePoolFree(pool);
 	}
-	n = virConnectListAllDomains(conn, &doms,
-				     VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-	for (i = 0; i < n; i++) {
-		const char *name = virDomainGetName(doms[i]);
-
-		if (name && starts_with(name, VM_NAME_PREFIX))
-			h->mmci_domains++;
-		virDomainFree(doms[i]);
-	}
-	free(doms);
 	virConnectClose(conn);
 	h->up = 1;
 	return 0;

@@ -41,6 +41,14 @@ size_t hosts_list(struct host **out);
 /* fill @h from its libvirt; 0, or -1 with @h->error when it is down */
 int host_probe(struct host *h);
 
+struct _virConnect;
+/*
+ * hostprobe.c: fill @h's versions, capabilities, node info and count of
+ * running mmci domains from @conn (not its pool or free memory); 0, or
+ * -1 with @h->error
+ */
+int host_probe_conn(struct _virConnect *conn, struct host *h);
+
 /* does @h answer at all? (connect and ask its version) */
 int host_alive(const char *uri);
 

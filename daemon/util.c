@@ -156,6 +156,13 @@ void error_unhold(void)
 	errors_held--;
 }
 
+static const char *log_name;
+
+void set_log_name(const char *name)
+{
+	log_name = name;
+}
+
 static void vreport(const char *prefix, const char *fmt, va_list ap,
 		    int with_errno, int err)
 {
@@ -174,6 +181,9 @@ static void vreport(const char *prefix, const char *fmt, va_list ap,
 			return;
 	}
 	status_close();
+	/* "mmci: " lines of another program name it instead */
+	if (log_name && !strncmp(prefix, "mmci: ", 6))
+		fprintf(stderr, "%s%s: ", pri, log_name), prefix += 6, pri = "";
 	if (with_errno)
 		fprintf(stderr, "%s%s%s: %s\n", pri, prefix, msg,
 			strerror(err));
@@ -371,6 +381,23 @@ uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int write_in_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
 }
 
 double now_s(void)

@@ -85,6 +85,8 @@ NORETURN void BUG_fl(const char *file, int line, const char *fmt, ...)
 
 /* 0 quiet, 1 normal (info), 2 debug; set from -v / -q / MMCI_VERBOSE */
 extern int log_verbosity;
+/* the name info, debug and warning lines start with, "mmci" if unset */
+void set_log_name(const char *name);
 void log_info(const char *fmt, ...) PRINTF(1, 2);
 void log_debug(const char *fmt, ...) PRINTF(1, 2);
 void log_warnx(const char *fmt, ...) PRINTF(1, 2);
@@ -141,6 +143,8 @@ int has_word(const char *list, const char *word);
 
 /* monotonic clock in nanoseconds / seconds as double */
 uint64_t now_ns(void);
+/* write all of @buf to @fd, again after EINTR; 0, or -1 with errno */
+int write_in_full(int fd, const void *buf, size_t len);
 double now_s(void);
 
 #include "banned.h"

@@ -37,6 +37,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -45,13 +46,14 @@
 
 #include "arch.h"
 #include "fsutil.h"
+#include "hosts.h"
 #include "interrupt.h"
+#include "priv.h"
 #include "strbuf.h"
 #include "util.h"
+#include "virt.h"
 #include "vm.h"
 
-/* namespace of our <metadata> element: who started the domain */
-#define VM_METADATA_NS "https://mmci.invalid/xmlns/run/1"
 #define VM_POLL_MS 100
 /* while the host waits for the guest's answer to a resize (wall clock) */
 #define VM_PENDING_POLL_MS 2
@@ -100,18 +102,6 @@ static virConnectPtr vm_connect(void)
 	return conn;
 }
 
-static int vm_last_error_code(void)
-{
-	virErrorPtr err = virGetLastError();
-
-	return err ? err->code : VIR_ERR_OK;
-}
-
-char *vm_version_string(unsigned long v)
-{
-	return xstrfmt("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
-}
-
 static int vm_conn_versions(virConnectPtr conn, char **qemu, char **libvirt)
 {
 	unsigned long hv = 0, lib = 0;
@@ -129,8 +119,23 @@ static int vm_conn_versions(virConnectPtr conn, char **qemu, char **libvirt)
 
 int vm_versions(char **qemu, char **libvirt)
 {
-	virConnectPtr conn = vm_connect();
+	virConnectPtr conn;
 	int ret;
+
+	if (!vm_staged() && priv_active()) {
+		struct host h = { .uri = (char *)vm_uri() };
+
+		if (priv_host(&h) < 0)
+			return error("cannot get the versions from mmci-priv: "
+				     "%s", h.error);
+		*qemu = h.qemu;
+		*libvirt = h.libvirt;
+		free(h.arch);
+		free(h.cpu_model);
+		free(h.hostname);
+		return 0;
+	}
+	conn = vm_connect();
 
 	if (!conn)
 		return -1;
@@ -461,31 +466,6 @@ static unsigned long long file_bytes(const char *path)
 	return stat(path, &sb) ? 0 : (unsigned long long)sb.st_size;
 }
 
-int vm_conn_boots_arch(virConnectPtr conn, const struct arch *a,
-		       char *why, size_t len)
-{
-	const char *fw = arch_firmware(a);
-	char *caps, *value;
-	int ok;
-
-	caps = virConnectGetDomainCapabilities(conn, NULL, a->qemu_arch,
-					       a->machine, "qemu", 0);
-	if (!caps) {
-		snprintf(why, len, "no QEMU for %s guests: %s", a->qemu_arch,
-			 virGetLastErrorMessage());
-		return 0;
-	}
-	/* its firmware among the loaders libvirt found (firmware JSONs) */
-	value = fw ? xstrfmt("<value>%s</value>", fw) : NULL;
-	ok = !value || strstr(caps, value) != NULL;
-	if (!ok)
-		snprintf(why, len, "no UEFI firmware '%s' for %s guests "
-			 "(install qemu-efi-aarch64 there)", fw, a->name);
-	free(value);
-	free(caps);
-	return ok;
-}
-
 /*
  * Put the kernel, the initramfs, a sparse NVDIMM and an arm64 guest's
  * UEFI variables (a copy of the firmware's template, made here: the
@@ -729,332 +709,6 @@ static void streams_close(struct vm_stream *s, size_t n)
 	}
 }
 
-/* --- the domain template ------------------------------------------- */
-
-struct tvar {
-	const char *name;
-	const char *value;	/* NULL = not set (a false flag) */
-};
-
-static const struct tvar *tvar_find(const struct tvar *vars, size_t nr,
-				    const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (strlen(vars[i].name) == len &&
-		    !memcmp(vars[i].name, name, len))
-			return &vars[i];
-	return NULL;
-}
-
-/* XML 1.0 allows no control characters but tab, newline and return */
-static int xml_escape(struct strbuf *out, const char *s, const char *what)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		switch (c) {
-		case '&':
-			strbuf_addstr(out, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(out, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(out, "&gt;");
-			break;
-		case '\'':
-			strbuf_addstr(out, "&apos;");
-			break;
-		case '"':
-			strbuf_addstr(out, "&quot;");
-			break;
-		default:
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				return error("control character 0x%02x in %s",
-					     c, what);
-			strbuf_addch(out, c);
-		}
-	}
-	return 0;
-}
-
-static int is_var_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* length of a variable name at s, up to the closing '@'; 0 if none */
-static size_t var_name_len(const char *s, const char *end)
-{
-	const char *p = s;
-
-	while (p < end && is_var_char(*p))
-		p++;
-	return p > s && p < end && *p == '@' ? (size_t)(p - s) : 0;
-}
-
-static int expand_line(const char *line, size_t len, const struct tvar *vars,
-		       size_t nr, struct strbuf *out)
-{
-	const char *p = line, *end = line + len;
-
-	while (p < end) {
-		const char *at = memchr(p, '@', end - p);
-		const struct tvar *v;
-		size_t n;
-
-		if (!at) {
-			strbuf_add(out, p, end - p);
-			break;
-		}
-		strbuf_add(out, p, at - p);
-		n = var_name_len(at + 1, end);
-		if (!n) {
-			strbuf_addch(out, '@');
-			p = at + 1;
-			continue;
-		}
-		v = tvar_find(vars, nr, at + 1, n);
-		if (!v)
-			return error("unknown template variable '%.*s'", (int)n,
-				     at + 1);
-		if (!v->value)
-			return error("template variable '%s' is not set",
-				     v->name);
-		if (xml_escape(out, v->value, v->name) < 0)
-			return -1;
-		p = at + 1 + n + 1;
-	}
-	return 0;
-}
-
-#define TEMPLATE_MAX_DEPTH 8
-
-static int expand_template(const char *tmpl, const struct tvar *vars,
-			   size_t nr, struct strbuf *out)
-{
-	int active[TEMPLATE_MAX_DEPTH + 1] = { 1 };
-	int depth = 0, lineno = 0;
-	const char *p = tmpl;
-
-	while (*p) {
-		const char *eol = strchrnul(p, '\n');
-		const char *s = p, *name;
-		size_t len = eol - p;
-
-		lineno++;
-		while (s < eol && (*s == ' ' || *s == '\t'))
-			s++;
-		if (skip_prefix(s, "@#", &name)) {
-			/* comment */
-		} else if (skip_prefix(s, "@if ", &name)) {
-			size_t n = var_name_len(name, eol);
-			const struct tvar *v = NULL;
-
-			if (n)
-				v = tvar_find(vars, nr, name, n);
-			if (!n || name + n + 1 != eol)
-				return error("template line %d: malformed @if@",
-					     lineno);
-			if (!v)
-				return error("template line %d: unknown flag '%.*s'",
-					     lineno, (int)n, name);
-			if (depth == TEMPLATE_MAX_DEPTH)
-				return error("template line %d: @if@ nested too deep",
-					     lineno);
-			depth++;
-			active[depth] = active[depth - 1] && v->value;
-		} else if (starts_with(s, "@endif@")) {
-			if (s + strlen("@endif@") != eol)
-				return error("template line %d: malformed @endif@",
-					     lineno);
-			if (!depth)
-				return error("template line %d: @endif@ without @if@",
-					     lineno);
-			depth--;
-		} else if (active[depth]) {
-			if (expand_line(p, len, vars, nr, out) < 0)
-				return error("in template line %d", lineno);
-			strbuf_addch(out, '\n');
-		}
-		p = *eol ? eol + 1 : eol;
-	}
-	if (depth)
-		return error("template ends inside @if@");
-	return 0;
-}
-
-static char *absolute_path(const char *path)
-{
-	char *cwd, *ret;
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	cwd = getcwd(NULL, 0);
-	if (!cwd)
-		die_errno("cannot get the current directory");
-	ret = xstrfmt("%s/%s", cwd, path);
-	free(cwd);
-	return ret;
-}
-
-static int check_name(const char *name)
-{
-	const char *p;
-
-	if (!name || !starts_with(name, VM_NAME_PREFIX) ||
-	    !name[strlen(VM_NAME_PREFIX)])
-		return error("domain name '%s' does not start with '%s'",
-			     name ? name : "", VM_NAME_PREFIX);
-	if (strlen(name) > 64)
-		return error("domain name '%s' is too long", name);
-	for (p = name; *p; p++)
-		if (!(is_var_char(*p) || (*p >= 'a' && *p <= 'z') ||
-		      *p == '-' || *p == '.'))
-			return error("domain name '%s' has invalid character '%c'",
-				     name, *p);
-	return 0;
-}
-
-static int check_spec(const struct vm_spec *spec)
-{
-	if (check_name(spec->name) < 0)
-		return -1;
-	if (!spec->kernel || !*spec->kernel)
-		return error("no kernel given for domain '%s'", spec->name);
-	if (!spec->console_log || !spec->results_log)
-		return error("domain '%s' needs a console and a results log",
-			     spec->name);
-	if (spec->nvdimm_path && !spec->nvdimm_mib)
-		return error("nvdimm '%s' has size 0", spec->nvdimm_path);
-	if (!spec->nvdimm_path && spec->nvdimm_mib)
-		return error("nvdimm of %llu MiB has no backing file",
-			     spec->nvdimm_mib);
-	if (spec->virtio_mem_max_mib % 2)
-		return error("virtio-mem size %llu MiB is not a multiple of the 2 MiB block",
-			     spec->virtio_mem_max_mib);
-	if (spec->icount && spec->kvm)
-		return error("icount needs TCG, domain '%s' asks for KVM",
-			     spec->name);
-	if (spec->arch && arch_firmware(spec->arch) && !spec->nvram_path)
-		return error("domain '%s' (%s) needs a path for its UEFI "
-			     "variables", spec->name, spec->arch->name);
-	return 0;
-}
-
-int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
-		  struct strbuf *out)
-{
-	unsigned int vcpus = spec->vcpus ? spec->vcpus :
-			     spec->icount ? 1 : VM_DEFAULT_VCPUS;
-	unsigned long long ram = spec->ram_mib ? spec->ram_mib :
-						 VM_DEFAULT_RAM_MIB;
-	unsigned long long nvdimm = spec->nvdimm_path ? spec->nvdimm_mib : 0;
-	char vcpus_s[16], last_cpu[16], ram_s[24], maxmem[24], nvdimm_s[24];
-	char label_s[16], vmem_s[24], pid_s[16], pin0[16], pin1[16];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
-	char *backing = NULL, *nvram = NULL;
-	const struct arch *a = spec->arch ? spec->arch : arch_get(NULL);
-	const int arm64 = !strcmp(a->kernel_arch, "arm64");
-	int ret = -1;
-
-	if (check_spec(spec) < 0)
-		return -1;
-	if (spec->icount && vcpus > 1)
-		log_warnx("domain '%s': icount with %u vCPUs hung in SMP bring-up with QEMU 7.2",
-			  spec->name, vcpus);
-	if (spec->pin && (vcpus > 2 || ncpu < (long)vcpus))
-		return error("domain '%s': pinning takes 1 or 2 vCPUs and as "
-			     "many host CPUs (%u vCPUs, %ld CPUs)", spec->name,
-			     vcpus, ncpu);
-
-	kernel = absolute_path(spec->kernel);
-	initrd = spec->initrd ? absolute_path(spec->initrd) : NULL;
-	console = absolute_path(spec->console_log);
-	results = absolute_path(spec->results_log);
-	backing = spec->nvdimm_path ? absolute_path(spec->nvdimm_path) : NULL;
-	nvram = arm64 ? absolute_path(spec->nvram_path) : NULL;
-
-	xsnprintf(vcpus_s, sizeof(vcpus_s), "%u", vcpus);
-	xsnprintf(last_cpu, sizeof(last_cpu), "%u", vcpus - 1);
-	xsnprintf(ram_s, sizeof(ram_s), "%llu", ram);
-	xsnprintf(maxmem, sizeof(maxmem), "%llu",
-		  ram + nvdimm + spec->virtio_mem_max_mib);
-	xsnprintf(nvdimm_s, sizeof(nvdimm_s), "%llu", nvdimm);
-	xsnprintf(label_s, sizeof(label_s), "%u", spec->nvdimm_label_kib);
-	xsnprintf(vmem_s, sizeof(vmem_s), "%llu", spec->virtio_mem_max_mib);
-	xsnprintf(pid_s, sizeof(pid_s), "%d", (int)getpid());
-	/* vCPU i on host CPU ncpu - vcpus + i: the last ones, away from 0 */
-	xsnprintf(pin0, sizeof(pin0), "%ld", ncpu - (long)vcpus);
-	xsnprintf(pin1, sizeof(pin1), "%ld", ncpu - (long)vcpus + 1);
-
-	{
-		const int hotplug = backing || spec->virtio_mem_max_mib;
-		const struct tvar vars[] = {
-			{ "NAME", spec->name },
-			{ "DOMAIN_TYPE", spec->kvm ? "kvm" : "qemu" },
-			{ "VCPUS", vcpus_s },
-			{ "LAST_CPU", last_cpu },
-			{ "RAM_MIB", ram_s },
-			{ "MAXMEM_MIB", hotplug ? maxmem : NULL },
-			{ "KERNEL", kernel },
-			{ "INITRD", initrd },
-			{ "CMDLINE", spec->cmdline ? spec->cmdline : "" },
-			{ "CONSOLE_LOG", console },
-			{ "RESULTS_LOG", results },
-			{ "CPU_MODEL", spec->cpu_model ? spec->cpu_model :
-							 a->cpu_model },
-			{ "ARCH", a->qemu_arch },
-			{ "MACHINE", a->machine },
-			{ "LOADER", arch_firmware(a) },
-			{ "NVRAM_TEMPLATE", arch_nvram_template(a) },
-			{ "NVRAM_PATH", nvram },
-			{ "NVDIMM_PATH", backing },
-			{ "NVDIMM_MIB", backing ? nvdimm_s : NULL },
-			{ "NVDIMM_LABEL_KIB", spec->nvdimm_label_kib ? label_s :
-								       NULL },
-			{ "VIRTIO_MEM_MIB", spec->virtio_mem_max_mib ? vmem_s :
-									NULL },
-			{ "PID", pid_s },
-			{ "METADATA_NS", VM_METADATA_NS },
-			/* flags */
-			{ "HOTPLUG", hotplug ? "1" : NULL },
-			{ "KVM", spec->kvm ? "1" : NULL },
-			{ "TCG", spec->kvm ? NULL : "1" },
-			{ "NVDIMM", backing ? "1" : NULL },
-			{ "NVDIMM_LABEL", backing && spec->nvdimm_label_kib ?
-						  "1" : NULL },
-			{ "VIRTIO_MEM", spec->virtio_mem_max_mib ? "1" : NULL },
-			{ "ICOUNT", spec->icount ? "1" : NULL },
-			{ "PLUGIN", spec->kvm ? NULL : spec->plugin },
-			{ "QEMU_ARGS", spec->icount || (!spec->kvm &&
-							spec->plugin) ? "1" :
-									NULL },
-			{ "PIN", spec->pin ? "1" : NULL },
-			{ "PIN_CPU0", spec->pin ? pin0 : NULL },
-			{ "PIN_CPU1", spec->pin && vcpus > 1 ? pin1 : NULL },
-			{ "PIN1", spec->pin && vcpus > 1 ? "1" : NULL },
-			{ "SERIAL_FILE", spec->streams ? NULL : "1" },
-			{ "SERIAL_PTY", spec->streams ? "1" : NULL },
-			{ "X86", arm64 ? NULL : "1" },
-			{ "ARM64", arm64 ? "1" : NULL },
-		};
-
-		ret = expand_template(tmpl, vars, ARRAY_SIZE(vars), out);
-	}
-
-	free(kernel);
-	free(initrd);
-	free(console);
-	free(results);
-	free(backing);
-	free(nvram);
-	return ret;
-}
-
 /* --- running a guest ------------------------------------------------- */
 
 enum vm_wait_end {
@@ -1101,6 +755,93 @@ static int vm_lifecycle(virConnectPtr conn, virDomainPtr dom, int event,
 	return 0;
 }
 
+/* --- the guest: through libvirt, or through mmci-priv (priv.h) ------- */
+
+struct vm_guest {
+	virConnectPtr conn;	/* libvirt directly */
+	virDomainPtr dom;
+	int ch;			/* mmci-priv's channel; -1 = libvirt */
+	uint32_t boot;		/* the parent's id of the guest */
+	/* mmci-priv: its serial logs, copied into the spec's as they grow */
+	int in[2], out[2];
+};
+
+static void priv_req_init(struct priv_req *req, enum priv_type type,
+			  const struct vm_guest *g)
+{
+	memset(req, 0, sizeof(*req));
+	req->magic = PRIV_MAGIC;
+	req->type = type;
+	req->boot = g->boot;
+}
+
+static int guest_resize(struct vm_guest *g, unsigned long long mib)
+{
+	struct priv_req req;
+	struct priv_reply *rep;
+	int ret;
+
+	if (g->ch < 0)
+		return vmem_resize(g->dom, mib);
+	priv_req_init(&req, PRIV_RESIZE, g);
+	req.mib = mib;
+	rep = xcalloc(1, sizeof(*rep));
+	ret = priv_call(g->ch, &req, NULL, 0, rep, NULL, 0, NULL);
+	free(rep);
+	return ret;
+}
+
+static void guest_destroy(struct vm_guest *g, const char *name)
+{
+	struct priv_req req;
+	struct priv_reply *rep;
+
+	if (g->ch < 0) {
+		vm_destroy(g->dom, name);
+		return;
+	}
+	priv_req_init(&req, PRIV_DESTROY, g);
+	rep = xcalloc(1, sizeof(*rep));
+	priv_call(g->ch, &req, NULL, 0, rep, NULL, 0, NULL);
+	free(rep);
+}
+
+/* copy what the parent's serial logs got since the last call into ours */
+static void guest_pump(struct vm_guest *g)
+{
+	char buf[65536];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (g->in[i] < 0 || g->out[i] < 0)
+			continue;
+		while ((n = read(g->in[i], buf, sizeof(buf))) > 0)
+			if (write_in_full(g->out[i], buf, n) < 0) {
+				log_warn("cannot copy a serial log");
+				close(g->out[i]);
+				g->out[i] = -1;
+				break;
+			}
+	}
+}
+
+static void guest_release(struct vm_guest *g)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (g->in[i] >= 0)
+			close(g->in[i]);
+		if (g->out[i] >= 0)
+			close(g->out[i]);
+		g->in[i] = g->out[i] = -1;
+	}
+	if (g->ch >= 0)
+		close(g->ch);	/* the parent destroys what is left */
+	g->ch = -1;
+}
+
 /* --- requests from the guest ------------------------------------------ */
 
 struct vm_requests {
@@ -1140,55 +881,7 @@ static void vm_progress(const struct vm_requests *rq, const char *line,
 	json_decref(o);
 }
 
-/*
- * Replace the text of <requested ...>N</requested> inside the virtio-mem
- * element of a live domain XML; *out gets the element alone.
- */
-static int vmem_element(const char *xml, unsigned long long kib,
-			struct strbuf *out)
-{
-	const char *start = strstr(xml, "<memory model='virtio-mem'");
-	const char *end = start ? strstr(start, "</memory>") : NULL;
-	const char *req, *req_end, *gt;
-
-	if (!end)
-		return error("no virtio-mem device in the live domain XML");
-	end += strlen("</memory>");
-	req = strstr(start, "<requested");
-	gt = req && req < end ? strchr(req, '>') : NULL;
-	req_end = gt ? strstr(gt, "</requested>") : NULL;
-	if (!req_end || req_end > end)
-		return error("no <requested> in the virtio-mem device");
-	strbuf_reset(out);
-	strbuf_add(out, start, req - start);
-	strbuf_addf(out, "<requested unit='KiB'>%llu", kib);
-	strbuf_add(out, req_end, end - req_end);
-	return 0;
-}
-
-static int vmem_resize(virDomainPtr dom, unsigned long long mib)
-{
-	struct strbuf el = STRBUF_INIT;
-	char *xml = virDomainGetXMLDesc(dom, 0);
-	int ret = -1;
-
-	if (!xml)
-		return error("cannot read the live domain XML: %s",
-			     virGetLastErrorMessage());
-	if (vmem_element(xml, mib << 10, &el) == 0) {
-		if (virDomainUpdateDeviceFlags(dom, el.buf,
-					       VIR_DOMAIN_AFFECT_LIVE) < 0)
-			error("virDomainUpdateDeviceFlags: %s",
-			      virGetLastErrorMessage());
-		else
-			ret = 0;
-	}
-	free(xml);
-	strbuf_release(&el);
-	return ret;
-}
-
-static void vm_request(struct vm_requests *rq, virDomainPtr dom,
+static void vm_request(struct vm_requests *rq, struct vm_guest *g,
 		       const char *line, double t)
 {
 	json_t *o = json_loads(line, 0, NULL);
@@ -1214,7 +907,7 @@ static void vm_request(struct vm_requests *rq, virDomainPtr dom,
 		      "within 0..%llu", (long long)mib, rq->vmem_max_mib);
 	else {
 		rq->pending_at = now_s();
-		rc = vmem_resize(dom, mib);
+		rc = guest_resize(g, mib);
 	}
 	rq->pending = !rc && rq->host_samples;
 	rq->pending_mib = mib;
@@ -1273,7 +966,7 @@ static void vm_host_sample(struct vm_requests *rq, const char *line,
 }
 
 /* read what the runner wrote since the last call and act on requests */
-static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
+static void vm_poll_requests(struct vm_requests *rq, struct vm_guest *g,
 			     double t0)
 {
 	char buf[4096];
@@ -1290,7 +983,7 @@ static void vm_poll_requests(struct vm_requests *rq, virDomainPtr dom,
 		while ((nl = memchr(p, '\n', buf + n - p))) {
 			strbuf_add(&rq->partial, p, nl - p);
 			if (strstr(rq->partial.buf, "\"request\"")) {
-				vm_request(rq, dom, rq->partial.buf,
+				vm_request(rq, g, rq->partial.buf,
 					   now_s() - t0);
 			} else if (strstr(rq->partial.buf, "\"sample\"")) {
 				vm_host_sample(rq, rq->partial.buf, now_s());
@@ -1499,22 +1192,6 @@ static void vm_classify(const struct vm_spec *spec, const struct vm_watch *w,
 	strbuf_release(&log);
 }
 
-/* destroy @dom unless it is gone already; a transient domain vanishes */
-static void vm_destroy(virDomainPtr dom, const char *name)
-{
-	int code;
-
-	if (!virDomainDestroy(dom))
-		return;
-	code = vm_last_error_code();
-	/* a host that went away took its domains along */
-	if (!virConnectIsAlive(virDomainGetConnect(dom)))
-		return;
-	if (code != VIR_ERR_NO_DOMAIN && code != VIR_ERR_OPERATION_INVALID)
-		error("cannot destroy domain '%s': %s", name,
-		      virGetLastErrorMessage());
-}
-
 /* libvirt creates the serial log files 0600; results are not secret */
 static void make_readable(const char *path)
 {
@@ -1544,11 +1221,47 @@ static int vm_start_failed(struct vm_result *res, const char *fmt, ...)
 }
 
 /*
+ * mmci-priv: is the guest still there? Its lifecycle events, which the
+ * parent saw, go into @w; @gone_at is set when it is gone. -1 when the
+ * parent did not answer (*@lost says why).
+ */
+static int guest_state(struct vm_guest *g, struct vm_watch *w,
+		       double *gone_at, double now, char **lost)
+{
+	struct priv_req req;
+	struct priv_reply *rep = xcalloc(1, sizeof(*rep));
+	int ret = 0;
+
+	priv_req_init(&req, PRIV_STATE, g);
+	error_hold();
+	if (priv_call(g->ch, &req, NULL, 0, rep, NULL, 0, NULL) < 0) {
+		*lost = xstrdup(last_error());
+		ret = -1;
+	} else {
+		if (rep->state.stopped && !w->stopped) {
+			w->stopped = 1;
+			w->stop_detail = rep->state.stop_detail;
+		}
+		if (rep->state.crashed)
+			w->crashed = 1;
+		if (rep->state.end_s > 0 && !w->end_s)
+			w->end_s = rep->state.end_s;
+		if (rep->state.gone)
+			*gone_at = now;
+		if (*gone_at && !w->end_s)
+			w->end_s = now;
+	}
+	error_unhold();
+	free(rep);
+	return ret;
+}
+
+/*
  * wait for the end of @dom; fills @w. @t1 is when the start request
  * returned: the first-line deadline counts from there, so the time QEMU
  * takes to map a large NVDIMM is not the guest's.
  */
-static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
+static enum vm_wait_end vm_wait(struct vm_guest *g,
 				const struct vm_spec *spec, double t0,
 				double t1, struct vm_watch *w,
 				struct vm_requests *rq, struct vm_console *con,
@@ -1561,6 +1274,7 @@ static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
 	for (;;) {
 		double now = now_s();
 
+		guest_pump(g);
 		if (w->stopped)
 			return WAIT_ENDED;
 		if (interrupted())
@@ -1579,12 +1293,16 @@ static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
 		if (con->started && spec->stop_at_first_line)
 			return WAIT_FIRST_LINE;
 		if (!gone_at && rq)
-			vm_poll_requests(rq, dom, t0);
-		if (!gone_at && now >= next_poll) {
+			vm_poll_requests(rq, g, t0);
+		if (!gone_at && now >= next_poll && g->ch >= 0) {
+			next_poll = now + 2 * VM_POLL_MS / 1000.0;
+			if (guest_state(g, w, &gone_at, now, lost) < 0)
+				return WAIT_ENDED;
+		} else if (!gone_at && now >= next_poll) {
 			int state, reason;
 
 			next_poll = now + 2 * VM_POLL_MS / 1000.0;
-			if (virDomainGetState(dom, &state, &reason, 0) < 0) {
+			if (virDomainGetState(g->dom, &state, &reason, 0) < 0) {
 				const char *msg = virGetLastErrorMessage();
 
 				if (vm_last_error_code() != VIR_ERR_NO_DOMAIN) {
@@ -1599,16 +1317,206 @@ static enum vm_wait_end vm_wait(virConnectPtr conn, virDomainPtr dom,
 			if (gone_at && !w->end_s)
 				w->end_s = now;
 		}
+		if (g->ch >= 0) {
+			/* the parent watches libvirt's events */
+			poll(NULL, 0, rq && rq->pending ? VM_PENDING_POLL_MS :
+							  VM_POLL_MS);
+			continue;
+		}
 		if (virEventRunDefaultImpl() < 0) {
 			*lost = xstrfmt("libvirt event loop failed: %s",
 					virGetLastErrorMessage());
 			return WAIT_ENDED;
 		}
-		if (!virConnectIsAlive(conn)) {
+		if (!virConnectIsAlive(g->conn)) {
 			*lost = xstrdup("connection to libvirt closed");
 			return WAIT_ENDED;
 		}
 	}
+}
+
+/* copy @src into the fixed-size @dst, or -1 when it does not fit */
+static int put_field(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src ? src : "");
+
+	if (n >= size)
+		return -1;
+	memcpy(dst, src ? src : "", n + 1);
+	return 0;
+}
+
+/*
+ * vm_run() for a child of mmci-priv (priv.h): the parent, root, makes
+ * the XML from the typed request and starts the guest; this process, the
+ * service user, sends the kernel and the initramfs as open files, reads
+ * the serial logs the parent hands back, acts on the guest's requests
+ * and decides when it ends, as vm_run() does with libvirt itself.
+ */
+static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
+		       int hang, struct vm_result *res)
+{
+	struct vm_watch w = { .name = spec->name };
+	struct vm_requests rq = { .fd = -1, .partial = STRBUF_INIT,
+				  .timer = -1 };
+	struct vm_console con = { .path = spec->console_log, .fd = -1,
+				  .head = STRBUF_INIT };
+	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 } };
+	struct priv_req *req = xcalloc(1, sizeof(*req));
+	struct priv_reply *rep = xcalloc(1, sizeof(*rep));
+	const struct arch *a = made->arch ? made->arch : arch_get(NULL);
+	int fds[2] = { -1, -1 }, back[2] = { -1, -1 }, got = 0, nfd = 1;
+	int ret = -1, cpu = -1, i;
+	enum vm_wait_end end;
+	char *lost = NULL, *who;
+	double t0, t1;
+
+	if (hang) {
+		vm_start_failed(res, "domain '%s': the paused KVM test seam "
+				"needs libvirt, not mmci-priv", spec->name);
+		goto out;
+	}
+	if (made->plugin) {
+		vm_start_failed(res, "domain '%s': a profiling boot (QEMU "
+				"plugin) is not made through mmci-priv",
+				spec->name);
+		goto out;
+	}
+	req->magic = PRIV_MAGIC;
+	req->type = PRIV_BOOT;
+	if (put_field(req->b.name, sizeof(req->b.name), spec->name) < 0 ||
+	    put_field(req->b.arch, sizeof(req->b.arch), a->name) < 0 ||
+	    put_field(req->b.cpu_model, sizeof(req->b.cpu_model),
+		      made->cpu_model) < 0 ||
+	    put_field(req->b.cmdline, sizeof(req->b.cmdline),
+		      spec->cmdline) < 0) {
+		vm_start_failed(res, "domain '%s': its name, arch, CPU model or "
+				"command line is longer than mmci-priv takes",
+				spec->name);
+		goto out;
+	}
+	req->b.vcpus = made->vcpus;
+	req->b.kvm = !!made->kvm;
+	req->b.icount = !!made->icount;
+	req->b.pin = !!made->pin;
+	req->b.ram_mib = made->ram_mib;
+	req->b.nvdimm_mib = made->nvdimm_path ? made->nvdimm_mib : 0;
+	req->b.nvdimm_label_kib = made->nvdimm_label_kib;
+	req->b.virtio_mem_max_mib = made->virtio_mem_max_mib;
+	req->b.backing = made->nvdimm_path &&
+			 starts_with(made->nvdimm_path, VM_TMPFS_DIR "/") ?
+			 PRIV_BACKING_TMPFS : PRIV_BACKING_DISK;
+	fds[0] = open(spec->kernel, O_RDONLY | O_CLOEXEC);
+	if (fds[0] < 0) {
+		vm_start_failed(res, "cannot read kernel '%s': %s",
+				spec->kernel, strerror(errno));
+		goto out;
+	}
+	if (spec->initrd) {
+		fds[1] = open(spec->initrd, O_RDONLY | O_CLOEXEC);
+		if (fds[1] < 0) {
+			vm_start_failed(res, "cannot read initrd '%s': %s",
+					spec->initrd, strerror(errno));
+			goto out;
+		}
+		req->b.has_initrd = 1;
+		nfd = 2;
+	}
+	for (i = 0; i < 2; i++) {
+		const char *path = i ? spec->results_log : spec->console_log;
+
+		g.out[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				0644);
+		if (g.out[i] < 0) {
+			vm_start_failed(res, "cannot create '%s': %s", path,
+					strerror(errno));
+			goto out;
+		}
+	}
+
+	who = xstrfmt("domain '%s'", spec->name);
+	cpu = cpu_lock_take(0, who);
+	free(who);
+	if (cpu == CPU_LOCK_STOPPED) {
+		res->exit_kind = VM_INTERRUPTED;
+		set_result_error(res, "%s", interrupt_reason());
+		goto out;
+	}
+	g.ch = priv_channel();
+	if (g.ch < 0) {
+		vm_start_failed(res, "cannot start domain '%s': no channel to "
+				"mmci-priv", spec->name);
+		goto out;
+	}
+	log_debug("starting domain '%s' through mmci-priv", spec->name);
+	t0 = w.t0 = now_s();
+	error_hold();
+	if (priv_call(g.ch, req, fds, nfd, rep, back, 2, &got) < 0 ||
+	    got != 2) {
+		error_unhold();
+		vm_start_failed(res, "cannot start domain '%s': %s", spec->name,
+				got == 2 ? last_error() :
+				"mmci-priv sent no serial logs");
+		for (i = 0; i < got; i++)
+			close(back[i]);
+		goto out;
+	}
+	error_unhold();
+	t1 = now_s();
+	g.boot = rep->boot;
+	g.in[0] = back[0];
+	g.in[1] = back[1];
+	rep->xml[sizeof(rep->xml) - 1] = '\0';
+	rep->host.qemu[sizeof(rep->host.qemu) - 1] = '\0';
+	rep->host.libvirt[sizeof(rep->host.libvirt) - 1] = '\0';
+	res->domain_xml = xstrdup(rep->xml);
+	res->qemu_version = xstrdup(rep->host.qemu);
+	res->libvirt_version = xstrdup(rep->host.libvirt);
+	res->start_s = t1 - t0;
+	log_debug("domain '%s' started in %.2f s", spec->name, res->start_s);
+
+	rq.path = spec->results_log;
+	rq.vmem_max_mib = spec->virtio_mem_max_mib;
+	rq.log = &res->host_log;
+	rq.label = spec->label;
+	if (!spec->icount)
+		rq.host_samples = &res->host_samples;
+	end = vm_wait(&g, spec, t0, t1, &w, &rq, &con, &lost);
+	if (end != WAIT_ENDED && !w.end_s)
+		w.end_s = now_s();
+	if (end == WAIT_TIMEOUT)
+		log_info("domain '%s' timed out after %u s, destroying it",
+			 spec->name, spec->timeout_s);
+	else if (end == WAIT_SILENT)
+		log_info("domain '%s' printed nothing within %u s, destroying "
+			 "it", spec->name, spec->first_line_s);
+	progress_status_end();
+	if (!lost)
+		guest_destroy(&g, spec->name);
+	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
+	res->first_line_s = con.started ? con.at : 0;
+	guest_pump(&g);
+	vm_classify(made, &w, end, lost, res);
+	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
+		  vm_exit_kind_name(res->exit_kind), res->boot_to_end_s,
+		  res->error[0] ? ", " : "", res->error);
+	ret = 0;
+out:
+	guest_release(&g);
+	cpu_lock_drop(cpu);
+	for (i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(lost);
+	if (rq.fd >= 0)
+		close(rq.fd);
+	if (con.fd >= 0)
+		close(con.fd);
+	strbuf_release(&con.head);
+	strbuf_release(&rq.partial);
+	free(req);
+	free(rep);
+	return ret;
 }
 
 int vm_run(const struct vm_spec *spec, struct vm_result *res)
@@ -1631,6 +1539,7 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	int remote = vm_staged(), hang = 0, staged;
 	char alias[64];
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
+	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 } };
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
 	int cb = -1, timer = -1, ret = -1, cpu = -1;
@@ -1658,6 +1567,11 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		log_info("test seam MMCI_TEST_KVM_SEAM=%s: domain '%s' runs "
 			 "under TCG%s in place of KVM", seam, spec->name,
 			 !strcmp(seam, "hang") ? ", paused" : "");
+	}
+	if (!remote && priv_active()) {
+		/* the root parent makes the XML and starts the guest */
+		strbuf_release(&tmpl);
+		return vm_run_priv(spec, &made, hang, res);
 	}
 	if (vm_domain_xml(&made, tmpl.buf, &xml) < 0) {
 		vm_start_failed(res, "cannot make the XML of domain '%s'",
@@ -1804,7 +1718,9 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	rq.timer = timer;
 	if (!spec->icount)
 		rq.host_samples = &res->host_samples;
-	end = vm_wait(conn, dom, spec, t0, t1, &w, &rq, &con, &lost);
+	g.conn = conn;
+	g.dom = dom;
+	end = vm_wait(&g, spec, t0, t1, &w, &rq, &con, &lost);
 	if (end != WAIT_ENDED && !w.end_s)
 		w.end_s = now_s();
 	if (end == WAIT_TIMEOUT)
@@ -1900,36 +1816,7 @@ const char *vm_exit_kind_name(enum vm_exit_kind kind)
 	BUG("unknown vm exit kind %d", (int)kind);
 }
 
-/* --- backing files and leftovers --------------------------------------- */
-
-int vm_create_backing(const char *path, unsigned long long mib)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		return error_errno("cannot create nvdimm backing file '%s'",
-				   path);
-	/* drop old blocks first: each boot starts from a sparse file */
-	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)(mib << 20)) < 0) {
-		error_errno("cannot size nvdimm backing file '%s' to %llu MiB",
-			    path, mib);
-		close(fd);
-		return -1;
-	}
-	if (close(fd) < 0)
-		return error_errno("cannot close nvdimm backing file '%s'",
-				   path);
-	return 0;
-}
-
-const char *vm_backing_kind(const char *path)
-{
-	struct statfs sfs;
-
-	if (statfs(path, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC)
-		return "tmpfs";
-	return "disk";
-}
+/* --- leftovers ------------------------------------------------------- */
 
 /* the pid in our metadata element, 0 if there is none */
 static long vm_owner_pid(virDomainPtr dom)
@@ -2017,10 +1904,14 @@ static int cleanup_staged(virConnectPtr conn)
 
 int vm_cleanup_stale(void)
 {
-	virConnectPtr conn = vm_connect();
+	virConnectPtr conn;
 	virDomainPtr *doms = NULL;
 	int i, n, cleaned = 0;
 
+	/* the root parent's guests end with their channels (priv.h) */
+	if (!vm_staged() && priv_active())
+		return cleanup_stale_backing();
+	conn = vm_connect();
 	if (!conn)
 		return -1;
 	if (vm_staged()) {

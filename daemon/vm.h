@@ -20,6 +20,8 @@
 struct arch;
 
 #define VM_NAME_PREFIX "mmci-"
+/* namespace of our <metadata> element: who started the domain */
+#define VM_METADATA_NS "https://mmci.invalid/xmlns/run/1"
 #define VM_DEFAULT_TEMPLATE "vm-images/domain.xml.in"
 #define VM_DEFAULT_URI "qemu:///system"	/* MMCI_LIBVIRT_URI overrides */
 /* the storage pool of a remote host (MMCI_LIBVIRT_POOL overrides) */
@@ -167,6 +169,8 @@ int vm_console_started(const char *log);
  * NULL (unset); any other value is refused at the first use.
  */
 const char *vm_test_kvm_seam(void);
+
+/* domxml.c: the domain's XML and its NVDIMM backing file */
 
 /**
  * vm_domain_xml() - expand a domain template for @spec

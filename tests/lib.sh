@@ -270,6 +270,17 @@ fi
 
 say() { echo "# $*"; }
 
+# wait_until TENTHS WHAT COMMAND: until COMMAND succeeds, evaluated every
+# tenth of a second, TENTHS times at most ("timed out waiting for WHAT")
+wait_until() {
+	i=0
+	until eval "$3"; do
+		i=$((i + 1))
+		[ $i -lt "$1" ] || { echo "timed out waiting for $2"; return 1; }
+		sleep 0.1
+	done
+}
+
 # stop_pidfile FILE: SIGTERM to the server of ours whose pid FILE holds,
 # then wait (5 s at most) until it is gone; no file or no process is fine
 stop_pidfile() {

@@ -64,15 +64,6 @@ queue_job() {
 		'{\"metric\":\"m\"}')"
 }
 
-# wait_until TENTHS WHAT COMMAND: until COMMAND succeeds
-wait_until() {
-	i=0
-	until eval "$3"; do
-		i=$((i + 1))
-		[ $i -lt "$1" ] || { echo "timed out waiting for $2"; return 1; }
-		sleep 0.1
-	done
-}
 
 test_expect 'the silent server, a failed mail, a queued job' '
 	{ "$PY" silent.py "$TRASH/port" & echo $! > "$TRASH/silent.pid"; } &&

@@ -136,15 +136,6 @@ children() { ps -o pid=,args= --ppid "$1" || true; }
 # child_pid PID REGEX: the pid of the child of PID whose args match
 child_pid() { children "$1" | awk -v re="$2" '$0 ~ re { print $1; exit }'; }
 
-# wait_until TENTHS WHAT COMMAND: until COMMAND succeeds
-wait_until() {
-	i=0
-	until eval "$3"; do
-		i=$((i + 1))
-		[ $i -lt "$1" ] || { echo "timed out waiting for $2"; return 1; }
-		sleep 0.1
-	done
-}
 
 # queue_job GOOD..BAD: a queued bisect job, as `mmci nightly` queues one
 queue_job() {

@@ -18,7 +18,7 @@ PACKAGES="
 	clang libclang-rt-14-dev
 	nginx-light python3 curl public-inbox
 	libxml2-dev
-	libglib2.0-dev libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox
+	libglib2.0-dev libmicrohttpd-dev chromium python3-aiosmtpd python3-jsonschema bubblewrap gnuplot-nox strace
 	acl util-linux
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 	qemu-efi-aarch64

@@ -1,0 +1,151 @@
+#!/bin/sh
+# t0987-priv: the root parent, mmci-priv (daemon/priv.h). It links no
+# parser of what the service user sends; a measuring run as the service
+# user boots its guest through it and gives the samples a run as root
+# gives; traced through the run, the parent opens only its fixed list;
+# a client playing a compromised service user gets every hostile
+# request refused, with the reason in its reply and in the parent's log.
+# mmci-test-needs: vm
+. "$(dirname "$0")/lib.sh"
+export MMCI_ACCEL=tcg
+unset MMCI_LIBVIRT_URIS MMCI_LIBVIRT_STAGE MMCI_CONFIG
+
+need_libvirt
+[ -n "$CLOUD_KERNEL" ] || skip_all "no /boot/vmlinuz-*-cloud-amd64 (run make setup)"
+[ "$(id -u)" = 0 ] || skip_all "mmci-priv is the root parent: run as root"
+SVC=${MMCI_USER:-mmci}
+id "$SVC" > /dev/null 2>&1 || skip_all "no service user '$SVC' (run make setup)"
+STRACE=$(command -v strace) || skip_all "no strace (run make setup)"
+PRIV="$SRC/mmci-priv"
+VM_TMPFS=/dev/shm
+RUN="run --kernel $CLOUD_KERNEL --nvdimm 1G --iters 4 --map dev"
+
+# the service user's own directory: its database and data; the parent's
+# directory is root's, beside it
+mkdir svc && chown "$SVC": svc
+export MMCI_DB="$TRASH/svc/mmci.db" MMCI_DATA="$TRASH/svc/var" \
+	MMCI_PRIV_DIR="$TRASH/priv"
+
+test_expect 'mmci-priv links none of the parsers mmci links' '
+	nm "$SRC/mmci" > mmci.syms &&
+	syms="mbox_parse mail_decode_header series_from_mails result_parse_line claims_extract bundle_read json_loads git_apply_to_tree sqlite3_open_v2" &&
+	for s in $syms; do
+		grep -q " [TU] $s\(@.*\)\?$" mmci.syms ||
+			{ echo "mmci has no $s: this list is stale"; exit 1; }
+	done &&
+	nm "$PRIV" > priv.syms && wc -l < priv.syms &&
+	! grep -E " [TUtd] (mbox_|mail_|series_|result_|claims_|bundle_|json_|git_|sqlite3_|curl_)" priv.syms
+'
+
+test_expect 'it runs only as root, only for this host, only with a program' '
+	! runuser -u "$SVC" -- "$PRIV" -- true 2> err && cat err &&
+	grep -q "run it as root" err &&
+	! MMCI_LIBVIRT_URI=qemu+tcp://elsewhere/system "$PRIV" -- true 2> err &&
+	cat err && grep -q "this host only" err &&
+	! "$PRIV" 2> err && grep -q "usage: mmci-priv" err &&
+	! "$PRIV" --user root -- true 2> err && cat err &&
+	grep -q "is root" err &&
+	! "$PRIV" --user nosuchuser -- true 2> err && cat err &&
+	grep -q "no user .nosuchuser." err &&
+	# its directory below one the service user owns: refused
+	! MMCI_PRIV_DIR="$TRASH/svc/priv" "$PRIV" -- true 2> err && cat err &&
+	grep -q "which someone but root can change" err
+'
+
+test_expect 'a run as the service user boots through it, who runs what' '
+	PD=$(realpath "$MMCI_PRIV_DIR")
+	"$STRACE" -f -o trace -e trace=openat,open,execve \
+		"$PRIV" -- "$MMCI" $RUN > out 2> err &
+	spid=$! &&
+	wait_until 600 "the guest" "ps -eo user:16,pid,ppid,args > ps.now &&
+		grep -q \"[q]emu-system.*$PD/\" ps.now &&
+		cp ps.now ps.job" &&
+	wait $spid && cat err out &&
+	grep -q "^run #1: ok" out &&
+	grep "[m]mci-priv --\|[m]mci run\|[q]emu-system" ps.job | cut -c1-120 &&
+	grep -q "^root .*[m]mci-priv -- " ps.job &&
+	# the program of each process is its fourth column
+	grep -Eq "^$SVC +[0-9]+ +[0-9]+ [^ ]*/mmci run " ps.job &&
+	! grep -Eq "^root +[0-9]+ +[0-9]+ [^ ]*/mmci run " ps.job &&
+	! grep -q "^$SVC .*[q]emu-system" ps.job &&
+	[ "$(sqlite3 "$MMCI_DB" "SELECT count(*) FROM samples WHERE run_id = 1
+	     AND metric = \"rebind_memmap\"")" = 4 ] &&
+	[ "$(stat -c %U "$MMCI_DB")" = "$SVC" ] &&
+	log=$(sqlite3 "$MMCI_DB" "SELECT console_log FROM boots") &&
+	[ "$(stat -c %U "$log")" = "$SVC" ] && grep -q "^mmci: init start" "$log" &&
+	ls -A "$MMCI_PRIV_DIR" > left && ! [ -s left ] &&
+	[ "$(stat -c %U:%a "$MMCI_PRIV_DIR")" = root:700 ]
+'
+
+test_expect 'the guest got only what the parent made: its XML names its files' '
+	sqlite3 "$MMCI_DB" "SELECT domain_xml FROM boots" > dom.xml &&
+	grep -E "<kernel>|<initrd>|<source path=|<log file=|path=" dom.xml |
+		sed "s/^ *//" > paths && cat paths &&
+	[ -s paths ] &&
+	PD=$(realpath "$MMCI_PRIV_DIR") &&
+	! grep -v "$PD/b[0-9]*-1/\|/dev/shm/mmci-[0-9]*-priv1.nvdimm" paths
+'
+
+# the parent is the first pid of the trace; its own opens, without the
+# libraries the loader maps
+test_expect 'traced through the run, the parent opens only its fixed list' '
+	ppid=$(awk "NR == 1 { print \$1 }" trace) &&
+	awk -v p="$ppid" "\$1 == p" trace | grep "open" |
+		grep -v "ENOENT\|\.so[.0-9]*\"\|/etc/ld.so.cache" |
+		sed -n "s/.*open[at]*([A-Z_]*,* *\"\([^\"]*\)\".*/\1/p" |
+		sort -u > opened && cat opened &&
+	[ -s opened ] && PD=$(realpath "$MMCI_PRIV_DIR") &&
+	! grep -v -x -e "$SRC/vm-images/domain.xml.in" \
+		-e "$PD" -e "$PD/b[0-9]*-1/[a-z.]*" -e "$VM_TMPFS" \
+		-e "/dev/shm/mmci-[0-9]*-priv1.nvdimm" \
+		-e "/etc/libvirt/libvirt.conf" -e "/etc/nsswitch.conf" \
+		-e "/etc/passwd" -e "/etc/group" -e "/proc/self/status" \
+		-e "/proc/filesystems" -e "/proc/sys/kernel/cap_last_cap" \
+		-e "/sys/devices/system/cpu/[a-z]*" \
+		-e "/sys/devices/system/node" \
+		-e "/sys/devices/system/node/node[0-9]*/meminfo" opened
+'
+
+test_expect 'the same run as root, libvirt directly: the same medians' '
+	MMCI_DB="$TRASH/root.db" MMCI_DATA="$TRASH/rootvar" "$MMCI" $RUN \
+		> out 2> err || { cat err; exit 1; }
+	med() {
+		sqlite3 "$1" "SELECT metric, value FROM samples WHERE run_id = 1
+			AND metric IN (\"rebind_memmap\", \"rebind_memmap_ns\")
+			ORDER BY metric, value" |
+		awk -F"|" "{ v[\$1] = v[\$1] \" \" \$2; n[\$1]++ }
+			END { for (m in v) { split(substr(v[m], 2), a, \" \");
+			      printf \"%s %.4g\\n\", m, a[int((n[m] + 1) / 2)] } }" |
+		sort
+	} &&
+	med "$MMCI_DB" > m1 && med "$TRASH/root.db" > m2 &&
+	cat m1 m2 && [ $(wc -l < m1) = 2 ] && cmp m1 m2
+'
+
+test_expect 'a compromised service user: every hostile request refused' '
+	cases="host short magic unknown-type fd-on-host name-traversal name-unterminated cmdline-escape option-arch ram-huge no-kernel kernel-directory kernel-device cross-channel=$CLOUD_KERNEL channels host" &&
+	"$PRIV" -- python3 "$SRC/tests/priv-client.py" $cases > hostile 2> plog &&
+	cat hostile &&
+	sed -n 1p hostile | grep -q "^host: ok qemu [0-9]" &&
+	for c in short magic; do
+		grep -q "^$c: refused: a message of" hostile || exit 1
+	done &&
+	grep -q "^unknown-type: refused: unknown request 99" hostile &&
+	grep -q "^fd-on-host: refused: request 2 takes no files" hostile &&
+	grep -q "^name-traversal: refused: a domain name must be" hostile &&
+	grep -q "^name-unterminated: refused: a domain name must be" hostile &&
+	grep -q "^cmdline-escape: refused: .*not printable ASCII" hostile &&
+	grep -q "^option-arch: refused: .*unknown arch" hostile &&
+	grep -q "^ram-huge: refused: .*RAM at most" hostile &&
+	grep -q "^no-kernel: refused: .*0 files sent, 1 expected" hostile &&
+	grep -q "^kernel-directory: refused: the kernel is not a regular file" hostile &&
+	grep -q "^kernel-device: refused: the kernel is not a regular file" hostile &&
+	grep -q "^cross-channel=.*: guest [0-9]*: refused: guest [0-9]* is not this channel.s; refused: .*; refused: .*; its own channel destroys it: ok$" hostile &&
+	grep -q "^channels: refused: after 6[0-9] channels: 64 channels open already" hostile &&
+	tail -n 1 hostile | grep -q "^host: ok qemu" &&
+	# each refusal is in the parent log too, one line each
+	[ "$(grep -c "^mmci-priv: warning: refused: " plog)" -ge 16 ] &&
+	! virsh -c qemu:///system list --name | grep -q "mmci-hostile"
+'
+
+test_done
