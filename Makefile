@@ -93,7 +93,7 @@ $(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
 
 # the root parent (daemon/priv.h): its own short list, no parser of the
 # service user's input; tests/t0987 checks what it links
-PRIV_OBJS = daemon/priv.o daemon/domxml.o daemon/virt.o daemon/arch.o \
+PRIV_OBJS = daemon/mmci-priv.o daemon/domxml.o daemon/virt.o daemon/arch.o \
 	daemon/strbuf.o daemon/util.o
 $(OUT)mmci-priv: $(addprefix $(OUT),$(PRIV_OBJS))
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) \

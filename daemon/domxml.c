@@ -3,7 +3,7 @@
  * domxml.c - what a test guest is made of: its libvirt domain XML, from
  * the template vm-images/domain.xml.in, and its sparse NVDIMM backing
  * file. No libvirt call, no parser: both mmci (vm.c) and the root parent
- * (mmci-priv, priv.c) link it.
+ * (mmci-priv, mmci-priv.c) link it.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "hosts.h"
+#include "host.h"
 #include "priv.h"
 #include "util.h"
 
@@ -161,4 +161,19 @@ out:
 	close(ch);
 	free(rep);
 	return ret;
+}
+
+int priv_versions(char **qemu, char **libvirt)
+{
+	struct host h = { 0 };
+
+	if (priv_host(&h) < 0)
+		return error("cannot get the versions from mmci-priv: %s",
+			     h.error);
+	*qemu = h.qemu;
+	*libvirt = h.libvirt;
+	free(h.arch);
+	free(h.cpu_model);
+	free(h.hostname);
+	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * priv.h - the root parent's typed requests (mmci-priv, priv.c).
+ * priv.h - the root parent's typed requests (mmci-priv, mmci-priv.c).
  *
  * mmci-priv is a small root process, its own executable, that starts the
  * program it is given (the daemon, `mmci run`, ...) as the service user
@@ -108,5 +108,7 @@ int priv_call(int ch, const struct priv_req *req, const int *fds, int nfd,
 struct host;
 /* hosts.c's host_probe() of this host, asked of the parent */
 int priv_host(struct host *h);
+/* vm_versions() of this host, asked of the parent */
+int priv_versions(char **qemu, char **libvirt);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * virt.c - the libvirt calls mmci (vm.c, hosts.c) and the root parent
- * (mmci-priv, priv.c) both make: what a connection says of its host
+ * (mmci-priv, mmci-priv.c) both make: what a connection says of its host
  * (versions, capabilities, node info, its running mmci guests), a live
  * virtio-mem resize, destroying a domain. No parser but libvirt's own
  * XML, read with strstr().
@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "arch.h"
-#include "hosts.h"
+#include "domname.h"
+#include "host.h"
 #include "strbuf.h"
 #include "util.h"
 #include "virt.h"
-#include "vm.h"
 
 char *vm_version_string(unsigned long v)
 {

@@ -46,7 +46,6 @@
 
 #include "arch.h"
 #include "fsutil.h"
-#include "hosts.h"
 #include "interrupt.h"
 #include "priv.h"
 #include "strbuf.h"
@@ -122,19 +121,8 @@ int vm_versions(char **qemu, char **libvirt)
 	virConnectPtr conn;
 	int ret;
 
-	if (!vm_staged() && priv_active()) {
-		struct host h = { .uri = (char *)vm_uri() };
-
-		if (priv_host(&h) < 0)
-			return error("cannot get the versions from mmci-priv: "
-				     "%s", h.error);
-		*qemu = h.qemu;
-		*libvirt = h.libvirt;
-		free(h.arch);
-		free(h.cpu_model);
-		free(h.hostname);
-		return 0;
-	}
+	if (!vm_staged() && priv_active())
+		return priv_versions(qemu, libvirt);
 	conn = vm_connect();
 
 	if (!conn)

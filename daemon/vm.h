@@ -15,13 +15,11 @@
 #ifndef MMCI_VM_H
 #define MMCI_VM_H
 
+#include "domname.h"
 #include "strbuf.h"
 
 struct arch;
 
-#define VM_NAME_PREFIX "mmci-"
-/* namespace of our <metadata> element: who started the domain */
-#define VM_METADATA_NS "https://mmci.invalid/xmlns/run/1"
 #define VM_DEFAULT_TEMPLATE "vm-images/domain.xml.in"
 #define VM_DEFAULT_URI "qemu:///system"	/* MMCI_LIBVIRT_URI overrides */
 /* the storage pool of a remote host (MMCI_LIBVIRT_POOL overrides) */
@@ -215,8 +213,6 @@ int vm_cleanup_stale(void);
 /* QEMU and libvirt daemon versions ("7.2.0", "9.0.0"); caller frees */
 int vm_versions(char **qemu, char **libvirt);
 
-/* libvirt's version number (major * 1000000 + ...) as "7.2.0" */
-char *vm_version_string(unsigned long v);
 
 /*
  * Remote hosts. A URI naming a host (qemu+tcp://h/system, qemu+ssh://...)
@@ -229,16 +225,6 @@ char *vm_version_string(unsigned long v);
  */
 int vm_uri_is_remote(const char *uri);
 
-struct _virConnect;
-struct arch;
-/*
- * Can the host of @conn boot guests of @a? Its libvirt must find a QEMU
- * for the arch's machine and, for a UEFI arch, the firmware's code at
- * the path mmci writes in the domain (its domain capabilities). 1 yes,
- * 0 no with the reason in @why.
- */
-int vm_conn_boots_arch(struct _virConnect *conn, const struct arch *a,
-		       char *why, size_t len);
 /*
  * does vm_run() stage through the pool? For a remote URI, or when
  * MMCI_LIBVIRT_STAGE=pool (a libvirtd that cannot see this machine's

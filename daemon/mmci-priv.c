@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * priv.c - mmci-priv, the root parent (priv.h).
+ * mmci-priv.c - the root parent (priv.h).
  *
  *   mmci-priv [--user NAME] -- PROGRAM [ARGS...]
  *
@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "hosts.h"
+#include "host.h"
 #include "priv.h"
 #include "strbuf.h"
 #include "util.h"
