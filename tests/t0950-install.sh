@@ -50,6 +50,7 @@ mk() {
 # every file install puts down: mode and path below the root
 EXPECTED="
 755 $PREFIX/lib/mmci/mmci
+755 $PREFIX/lib/mmci/mmci-priv
 755 $PREFIX/lib/mmci/runner/mmci-runner
 755 $PREFIX/lib/mmci/vm-images/init
 755 $PREFIX/lib/mmci/vm-images/mkinitramfs.sh
