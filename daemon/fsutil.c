@@ -10,8 +10,10 @@
 #include <ftw.h>
 #include <git2.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -81,6 +83,32 @@ int dir_exists(const char *path)
 	struct stat st;
 
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int open_beneath(const char *dir, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	size_t n = strlen(dir);
+	int dfd, fd, err;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(path, dir, n) || path[n] != '/' || !path[n + 1]) {
+		errno = EXDEV;
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	fd = syscall(SYS_openat2, dfd, path + n + 1, &how, sizeof(how));
+	err = errno;
+	close(dfd);
+	errno = err;
+	return fd;
 }
 
 int write_file(const char *path, const void *buf, size_t len)

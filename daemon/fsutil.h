@@ -23,6 +23,13 @@ int dir_exists(const char *path);
  */
 int check_input_file(const char *path, const char *what);
 /* write len bytes atomically (temp file + rename) */
+/*
+ * open @path for reading only when it names a file below @dir, with no
+ * symbolic link and no ".." on the way (openat2's RESOLVE_BENEATH and
+ * RESOLVE_NO_SYMLINKS: the kernel checks it, no race); -1 with errno
+ * (EXDEV: not below @dir, ELOOP: a link) otherwise
+ */
+int open_beneath(const char *dir, const char *path);
 int write_file(const char *path, const void *buf, size_t len);
 int copy_file(const char *src, const char *dst);
 /* remove a directory tree; missing is fine */

@@ -2,10 +2,13 @@
 /*
  * ingest.c - series files to rows, rows to commits.
  */
+#include <errno.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "apply.h"
+#include "config.h"
 #include "db.h"
 #include "fsutil.h"
 #include "ingest.h"
@@ -1457,8 +1460,41 @@ int ingest_load_stored(struct db *db, long long series_id,
 		 "thread again", series_id);
 	/* a thread fetched or read whole, else the file the series came from */
 	path = *row.cache_path ? row.cache_path : row.source;
-	if (mbox_read_file(path, &mbox, &damage) < 0)
+	if (geteuid() == 0) {
+		/*
+		 * the row is the service user's to write: as root, read only
+		 * a thread the fetches cached, below <data>/fetch
+		 */
+		struct mmci_config cfg;
+		char *fetch, *proc;
+		int fd;
+
+		config_load(&cfg);
+		fetch = xstrfmt("%s/fetch", cfg.data_dir);
+		fd = open_beneath(fetch, path);
+		if (fd < 0) {
+			error("series #%lld: its thread '%s' is not a file "
+			      "below %s (%s), which is all root reads of a "
+			      "row's path; not read (ingest the series again)",
+			      series_id, path, fetch,
+			      errno == EXDEV ? "outside it" :
+			      errno == ELOOP ? "a symbolic link on the way" :
+			      strerror(errno));
+			free(fetch);
+			config_release(&cfg);
+			goto out;
+		}
+		free(fetch);
+		config_release(&cfg);
+		proc = xstrfmt("/proc/self/fd/%d", fd);
+		rc = mbox_read_file(proc, &mbox, &damage);
+		free(proc);
+		close(fd);
+		if (rc < 0)
+			goto out;
+	} else if (mbox_read_file(path, &mbox, &damage) < 0) {
 		goto out;
+	}
 	if (mbox_parse(mbox.buf, mbox.len, &ls->mails, &ls->nr_mails)) {
 		error("cannot parse '%s', the mails of series #%lld", path,
 		      series_id);

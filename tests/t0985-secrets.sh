@@ -312,6 +312,40 @@ test_expect 'a job row a compromised service user writes: refused, said' '
 	! grep -q "job #$j started" "$TRASH/daemon.log"
 '
 
+# hostile_series N CACHE_PATH: as the service user, series N of one
+# patch whose texts are gone (so a job reads its thread again) and
+# whose thread row names CACHE_PATH, and a queued job for it
+hostile_series() {
+	as_svc sqlite3 -batch "$MMCI_DB" "INSERT INTO series (id, title,
+		total, source, source_sha1, ingested_at) VALUES ($1,
+		'hostile $1', 1, '$2', 'x$1', 0);
+		INSERT INTO patches (series_id, idx, title, diff_sha1) VALUES
+		($1, 1, 'p', 'x');
+		INSERT INTO threads (source, cache_path, source_sha1,
+		nr_messages, series_id, ingested_at) VALUES ('$2', '$2', 'x$1',
+		1, $1, 0);
+		INSERT INTO jobs (kind, status, created_at, series_id) VALUES
+		('series', 'queued', 0, $1)"
+}
+
+test_expect 'thread paths a compromised service user writes: root reads none' '
+	mkdir -p "$MMCI_DATA/fetch" && chown "$SVC" "$MMCI_DATA/fetch" &&
+	as_svc ln -sf "$TRASH/root-only/shadow" "$MMCI_DATA/fetch/link.mbox" &&
+	hostile_series 901 "$TRASH/root-only/shadow" &&
+	hostile_series 902 "$MMCI_DATA/fetch/../../root-only/shadow" &&
+	hostile_series 903 "$MMCI_DATA/fetch/link.mbox" &&
+	for s in 901 902 903; do
+		j=$(sql "SELECT id FROM jobs WHERE series_id = $s") &&
+		wait_until 300 "job $j to end" \
+			"[ \"\$(sql \"SELECT status FROM jobs WHERE id = $j\")\" = failed ]" &&
+		sql "SELECT error FROM jobs WHERE id = $j" > jerr && cat jerr &&
+		grep -q "series #$s: its thread .* is not a file below .*/fetch (.*), which is all root reads of a row.s path; not read" jerr &&
+		grep -q "series #$s: its thread" "$TRASH/daemon.log" || exit 1
+	done &&
+	! grep -rl "t0985-SHADOW" "$TRASH" --exclude-dir=root-only \
+		--exclude=trace
+'
+
 test_expect 'mmci web by hand: its own environment wiped, its worker clean' '
 	if [ -s "$TRASH/daemon.pid" ]; then
 		d=$(cat "$TRASH/daemon.pid") && kill "$d" &&
