@@ -63,11 +63,15 @@ test_expect 'a run as the service user boots through it, who runs what' '
 	wait $spid && cat err out &&
 	grep -q "^run #1: ok" out &&
 	grep "[m]mci-priv --\|[m]mci run\|[q]emu-system" ps.job | cut -c1-120 &&
-	grep -q "^root .*[m]mci-priv -- " ps.job &&
-	# the program of each process is its fourth column
-	grep -Eq "^$SVC +[0-9]+ +[0-9]+ [^ ]*/mmci run " ps.job &&
-	! grep -Eq "^root +[0-9]+ +[0-9]+ [^ ]*/mmci run " ps.job &&
-	! grep -q "^$SVC .*[q]emu-system" ps.job &&
+	# ours only (other files may run guests and mmci beside): the
+	# parent is the child of strace, the run its child, the QEMU the
+	# one booting the parent directory kernel
+	pp=$(awk -v s="$spid" "\$3 == s && / [^ ]*mmci-priv -- / { print \$2 }" ps.job) &&
+	[ -n "$pp" ] && grep -Eq "^root +$pp " ps.job &&
+	awk -v p="$pp" "\$3 == p" ps.job > child && cat child &&
+	[ $(wc -l < child) = 1 ] && grep -Eq "^$SVC +[0-9]+ +$pp [^ ]*/mmci run " child &&
+	grep "[q]emu-system.*$PD/" ps.job > qemu && [ $(wc -l < qemu) = 1 ] &&
+	! grep -q "^$SVC " qemu && echo "QEMU runs as $(cut -d" " -f1 qemu)" &&
 	[ "$(sqlite3 "$MMCI_DB" "SELECT count(*) FROM samples WHERE run_id = 1
 	     AND metric = \"rebind_memmap\"")" = 4 ] &&
 	[ "$(stat -c %U "$MMCI_DB")" = "$SVC" ] &&
@@ -120,6 +124,49 @@ test_expect 'the same run as root, libvirt directly: the same medians' '
 	} &&
 	med "$MMCI_DB" > m1 && med "$TRASH/root.db" > m2 &&
 	cat m1 m2 && [ $(wc -l < m1) = 2 ] && cmp m1 m2
+'
+
+# a guest of ours is up: its kernel is in the parent's directory
+guest_up() {
+	virsh -c qemu:///system list --name > doms &&
+	for d in $(cat doms); do
+		virsh -c qemu:///system dumpxml "$d" 2>/dev/null |
+			grep -q "<kernel>$PD/" && echo "$d" && return 0
+	done
+	return 1
+}
+
+test_expect 'SIGTERM to the parent: passed on, the guest destroyed, all said' '
+	PD=$(realpath "$MMCI_PRIV_DIR")
+	"$PRIV" -- "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G \
+		--iters 400 --map dev > tout 2> terr &
+	ppid=$! &&
+	wait_until 600 "the guest" "guest_up > dom" && cat dom &&
+	kill -TERM $ppid && set +e && wait $ppid; rc=$? && set -e &&
+	cat terr && echo "exit $rc" && [ $rc != 0 ] &&
+	! guest_up &&
+	ls -A "$MMCI_PRIV_DIR" > left && ! [ -s left ] &&
+	r=$(sqlite3 "$MMCI_DB" "SELECT max(id) FROM runs") &&
+	[ "$(sqlite3 "$MMCI_DB" "SELECT status FROM runs WHERE id = $r")" != ok ] &&
+	sqlite3 "$MMCI_DB" "SELECT error FROM boots WHERE run_id = $r" > berr &&
+	cat berr && grep -q "guest was destroyed" berr
+'
+
+test_expect 'kill -9 of the parent: libvirt destroys the guest, the next start tidies' '
+	PD=$(realpath "$MMCI_PRIV_DIR")
+	"$PRIV" -- "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G \
+		--iters 400 --map dev > kout 2> kerr &
+	ppid=$! &&
+	wait_until 600 "the guest" "guest_up > dom" && cat dom &&
+	kill -KILL $ppid && set +e && wait $ppid; set -e &&
+	wait_until 300 "the guest to go" "! guest_up" &&
+	ls "$MMCI_PRIV_DIR" > left && cat left && [ -s left ] &&
+	ls /dev/shm | grep "^mmci-$ppid-priv" > shm || : &&
+	"$PRIV" -- true &&
+	ls -A "$MMCI_PRIV_DIR" > left && ! [ -s left ] &&
+	! ls /dev/shm | grep -q "^mmci-$ppid-priv" &&
+	wait_until 100 "the orphan run to end" \
+		"! pgrep -u $SVC -f \"mmci run --kernel $CLOUD_KERNEL --nvdimm 1G --iters 400\" > /dev/null"
 '
 
 test_expect 'a compromised service user: every hostile request refused' '
