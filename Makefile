@@ -65,7 +65,7 @@ LIB_OBJS = \
 	daemon/util.o daemon/strbuf.o daemon/run-command.o daemon/interrupt.o daemon/fsutil.o \
 	daemon/config.o daemon/db.o daemon/schema.o \
 	daemon/fetch.o daemon/mbox.o daemon/series.o daemon/ingest.o daemon/notice.o daemon/discover.o daemon/inbox.o daemon/aim.o daemon/tree.o daemon/apply.o \
-	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/arch-check.o daemon/domxml.o daemon/vm.o daemon/virt.o daemon/priv-client.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
+	daemon/sandbox.o daemon/service-user.o daemon/build.o daemon/image.o daemon/arch.o daemon/arch-check.o daemon/domxml.o daemon/vm.o daemon/virt.o daemon/priv-wire.o daemon/priv-client.o daemon/hosts.o daemon/kvm-probe.o daemon/accel.o \
 	daemon/workload.o daemon/recipe.o daemon/hostfacts.o daemon/run.o daemon/result.o daemon/profile.o daemon/stats.o daemon/compare.o \
 	daemon/job.o daemon/base.o daemon/measure.o daemon/series-job.o daemon/nightly.o daemon/bisect.o daemon/attribution.o daemon/claims.o daemon/changepoint.o daemon/calibrate.o daemon/bench.o \
 	daemon/report.o daemon/smtp.o daemon/bundle.o daemon/kcidb.o daemon/render.o daemon/web.o \
@@ -93,7 +93,7 @@ $(OUT)mmci: $(MMCI_OBJS) $(OUT_LIB_OBJS)
 
 # the root parent (daemon/priv.h): its own short list, no parser of the
 # service user's input; tests/t0987 checks what it links
-PRIV_OBJS = daemon/mmci-priv.o daemon/domxml.o daemon/virt.o daemon/arch.o \
+PRIV_OBJS = daemon/mmci-priv.o daemon/priv-wire.o daemon/domxml.o daemon/virt.o daemon/arch.o \
 	daemon/strbuf.o daemon/util.o
 $(OUT)mmci-priv: $(addprefix $(OUT),$(PRIV_OBJS))
 	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) \

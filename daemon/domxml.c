@@ -174,7 +174,7 @@ static int expand_template(const char *tmpl, const struct tvar *vars,
 	return 0;
 }
 
-static char *absolute_path(const char *path)
+char *vm_absolute_path(const char *path)
 {
 	char *cwd, *ret;
 
@@ -259,12 +259,12 @@ int vm_domain_xml(const struct vm_spec *spec, const char *tmpl,
 			     "many host CPUs (%u vCPUs, %ld CPUs)", spec->name,
 			     vcpus, ncpu);
 
-	kernel = absolute_path(spec->kernel);
-	initrd = spec->initrd ? absolute_path(spec->initrd) : NULL;
-	console = absolute_path(spec->console_log);
-	results = absolute_path(spec->results_log);
-	backing = spec->nvdimm_path ? absolute_path(spec->nvdimm_path) : NULL;
-	nvram = arm64 ? absolute_path(spec->nvram_path) : NULL;
+	kernel = vm_absolute_path(spec->kernel);
+	initrd = spec->initrd ? vm_absolute_path(spec->initrd) : NULL;
+	console = vm_absolute_path(spec->console_log);
+	results = vm_absolute_path(spec->results_log);
+	backing = spec->nvdimm_path ? vm_absolute_path(spec->nvdimm_path) : NULL;
+	nvram = arm64 ? vm_absolute_path(spec->nvram_path) : NULL;
 
 	xsnprintf(vcpus_s, sizeof(vcpus_s), "%u", vcpus);
 	xsnprintf(last_cpu, sizeof(last_cpu), "%u", vcpus - 1);

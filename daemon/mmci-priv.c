@@ -573,62 +573,23 @@ static void channel_close(struct channel *ch)
 static void reply(struct channel *ch, struct priv_reply *rep, const int *fds,
 		  int nfd)
 {
-	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	if (nfd) {
-		msg.msg_control = u.buf;
-		msg.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
-	}
-	if (sendmsg(ch->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (priv_send(ch->fd, rep, sizeof(*rep), fds, nfd, MSG_DONTWAIT) < 0)
 		log_warn("cannot answer on a channel");
 }
 
 static void on_channel(int watch, int fd, int events, void *opaque)
 {
 	struct channel *ch = opaque;
-	struct priv_req req;
+	struct priv_req req = { 0 };
 	struct priv_reply *rep = xcalloc(1, sizeof(*rep));
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	int fds[4], nfd = 0, back[2] = { -1, -1 }, nback = 0, i;
+	int fds[4], nfd = 0, back[2] = { -1, -1 }, nback = 0, i, trunc = 0;
 	ssize_t n;
 
-	n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	n = priv_recv(fd, &req, sizeof(req), fds, ARRAY_SIZE(fds), &nfd,
+		      MSG_DONTWAIT, &trunc);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 		free(rep);
 		return;
-	}
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		int k, *p = (int *)CMSG_DATA(c);
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < k; i++) {
-			if (nfd < (int)ARRAY_SIZE(fds))
-				fds[nfd++] = p[i];
-			else
-				close(p[i]);
-		}
 	}
 	if (n <= 0) {
 		for (i = 0; i < nfd; i++)
@@ -639,8 +600,7 @@ static void on_channel(int watch, int fd, int events, void *opaque)
 	}
 	rep->magic = PRIV_MAGIC;
 	rep->type = req.type;
-	if (n != (ssize_t)sizeof(req) || req.magic != PRIV_MAGIC ||
-	    (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	if (n != (ssize_t)sizeof(req) || req.magic != PRIV_MAGIC || trunc) {
 		refuse(rep, "a message of %zd bytes (magic %08x), not a "
 		       "request of protocol %08x (%zu bytes)", n,
 		       n >= 4 ? req.magic : 0, PRIV_MAGIC, sizeof(req));
@@ -835,20 +795,6 @@ static char *binary_dir(void)
 	return xstrdup(buf);
 }
 
-static char *absolute(const char *path)
-{
-	char *cwd, *ret;
-
-	if (path[0] == '/')
-		return xstrdup(path);
-	cwd = getcwd(NULL, 0);
-	if (!cwd)
-		die_errno("getcwd");
-	ret = xstrfmt("%s/%s", cwd, path);
-	free(cwd);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	const char *user = getenv("MMCI_USER"), *uri = getenv("MMCI_LIBVIRT_URI");
@@ -878,8 +824,8 @@ int main(int argc, char **argv)
 		die("mmci-priv starts guests on this host only, not on '%s'",
 		    uri);
 
-	project = proj && *proj ? absolute(proj) : binary_dir();
-	tpath = absolute(pdir && *pdir ? pdir : PRIV_DIR_DEFAULT);
+	project = proj && *proj ? vm_absolute_path(proj) : binary_dir();
+	tpath = vm_absolute_path(pdir && *pdir ? pdir : PRIV_DIR_DEFAULT);
 	if (mkdir(tpath, 0700) < 0 && errno != EEXIST)
 		die_errno("cannot create '%s'", tpath);
 	/* the path with no link left in it is the one libvirt gets */

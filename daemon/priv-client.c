@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -36,61 +35,20 @@ int priv_active(void)
 int priv_call(int ch, const struct priv_req *req, const int *fds, int nfd,
 	      struct priv_reply *rep, int *fds_back, int max, int *got)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)req, .iov_len = sizeof(*req) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
+	int scratch[4], n_back = 0;
 	ssize_t n;
 
 	if (got)
 		*got = 0;
-	if (nfd > 4)
-		BUG("priv_call with %d descriptors", nfd);
-	memset(&u, 0, sizeof(u));
-	if (nfd) {
-		msg.msg_control = u.buf;
-		msg.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfd * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfd * sizeof(int));
-	}
-	do
-		n = sendmsg(ch, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*req))
+	if (priv_send(ch, req, sizeof(*req), fds, nfd, 0) !=
+	    (ssize_t)sizeof(*req))
 		return error_errno("cannot send a request to mmci-priv");
-
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = rep;
-	iov.iov_len = sizeof(*rep);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	do
-		n = recvmsg(ch, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = priv_recv(ch, rep, sizeof(*rep), fds_back ? fds_back : scratch,
+		      fds_back ? max : 0, &n_back, 0, NULL);
+	if (got)
+		*got = n_back;
 	if (n < 0)
 		return error_errno("no answer from mmci-priv");
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		int i, k, *p = (int *)CMSG_DATA(c);
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < k; i++) {
-			if (fds_back && got && *got < max)
-				fds_back[(*got)++] = p[i];
-			else
-				close(p[i]);
-		}
-	}
 	if (n == 0)
 		return error("mmci-priv closed the channel");
 	if (n != (ssize_t)sizeof(*rep) || rep->magic != PRIV_MAGIC ||

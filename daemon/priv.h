@@ -89,6 +89,19 @@ struct priv_reply {
 	char xml[PRIV_XML_MAX];	/* BOOT: the XML libvirt was given */
 };
 
+#include <sys/types.h>
+
+/*
+ * priv-wire.c, both ends: send @len bytes with @nfd descriptors (at most
+ * 4); receive one message into @buf, up to @max descriptors into @fds
+ * (*@got of them, the rest closed), *@truncated when the message or its
+ * descriptors did not fit. The counts of sendmsg()/recvmsg().
+ */
+ssize_t priv_send(int sock, const void *buf, size_t len, const int *fds,
+		  int nfd, int flags);
+ssize_t priv_recv(int sock, void *buf, size_t len, int *fds, int max,
+		  int *got, int flags, int *truncated);
+
 /* client side (priv-client.c), in mmci */
 
 /* is this process a child of mmci-priv (MMCI_PRIV_FD)? */

@@ -1323,6 +1323,43 @@ static enum vm_wait_end vm_wait(struct vm_guest *g,
 	}
 }
 
+/*
+ * vm_wait() with the guest's requests handled into @res, then the guest
+ * destroyed (a lost host took it along) and its times in @res
+ */
+static enum vm_wait_end vm_wait_end(struct vm_guest *g,
+				    const struct vm_spec *spec, double t0,
+				    double t1, struct vm_watch *w,
+				    struct vm_requests *rq,
+				    struct vm_console *con,
+				    struct vm_result *res, char **lost)
+{
+	enum vm_wait_end end;
+
+	rq->path = spec->results_log;
+	rq->vmem_max_mib = spec->virtio_mem_max_mib;
+	rq->log = &res->host_log;
+	rq->label = spec->label;
+	if (!spec->icount)
+		rq->host_samples = &res->host_samples;
+	end = vm_wait(g, spec, t0, t1, w, rq, con, lost);
+	if (end != WAIT_ENDED && !w->end_s)
+		w->end_s = now_s();
+	if (end == WAIT_TIMEOUT)
+		log_info("domain '%s' timed out after %u s, destroying it",
+			 spec->name, spec->timeout_s);
+	else if (end == WAIT_SILENT)
+		log_info("domain '%s' printed nothing within %u s, destroying "
+			 "it", spec->name, spec->first_line_s);
+	progress_status_end();
+	/* a broken channel to mmci-priv has destroyed it already */
+	if (g->ch < 0 || !*lost)
+		guest_destroy(g, spec->name);
+	res->boot_to_end_s = (w->end_s ? w->end_s : now_s()) - t0;
+	res->first_line_s = con->started ? con->at : 0;
+	return end;
+}
+
 /* copy @src into the fixed-size @dst, or -1 when it does not fit */
 static int put_field(char *dst, size_t size, const char *src)
 {
@@ -1463,26 +1500,7 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 	res->start_s = t1 - t0;
 	log_debug("domain '%s' started in %.2f s", spec->name, res->start_s);
 
-	rq.path = spec->results_log;
-	rq.vmem_max_mib = spec->virtio_mem_max_mib;
-	rq.log = &res->host_log;
-	rq.label = spec->label;
-	if (!spec->icount)
-		rq.host_samples = &res->host_samples;
-	end = vm_wait(&g, spec, t0, t1, &w, &rq, &con, &lost);
-	if (end != WAIT_ENDED && !w.end_s)
-		w.end_s = now_s();
-	if (end == WAIT_TIMEOUT)
-		log_info("domain '%s' timed out after %u s, destroying it",
-			 spec->name, spec->timeout_s);
-	else if (end == WAIT_SILENT)
-		log_info("domain '%s' printed nothing within %u s, destroying "
-			 "it", spec->name, spec->first_line_s);
-	progress_status_end();
-	if (!lost)
-		guest_destroy(&g, spec->name);
-	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
-	res->first_line_s = con.started ? con.at : 0;
+	end = vm_wait_end(&g, spec, t0, t1, &w, &rq, &con, res, &lost);
 	guest_pump(&g);
 	vm_classify(made, &w, end, lost, res);
 	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
@@ -1699,28 +1717,10 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	if (spec->nvram_path && spec->arch && arch_firmware(spec->arch))
 		unlink(spec->nvram_path);
 
-	rq.path = spec->results_log;
-	rq.vmem_max_mib = spec->virtio_mem_max_mib;
-	rq.log = &res->host_log;
-	rq.label = spec->label;
 	rq.timer = timer;
-	if (!spec->icount)
-		rq.host_samples = &res->host_samples;
 	g.conn = conn;
 	g.dom = dom;
-	end = vm_wait(&g, spec, t0, t1, &w, &rq, &con, &lost);
-	if (end != WAIT_ENDED && !w.end_s)
-		w.end_s = now_s();
-	if (end == WAIT_TIMEOUT)
-		log_info("domain '%s' timed out after %u s, destroying it",
-			 spec->name, spec->timeout_s);
-	else if (end == WAIT_SILENT)
-		log_info("domain '%s' printed nothing within %u s, destroying "
-			 "it", spec->name, spec->first_line_s);
-	progress_status_end();
-	vm_destroy(dom, spec->name);
-	res->boot_to_end_s = (w.end_s ? w.end_s : now_s()) - t0;
-	res->first_line_s = con.started ? con.at : 0;
+	end = vm_wait_end(&g, spec, t0, t1, &w, &rq, &con, res, &lost);
 	if (made.streams) {
 		streams_drain(ports, ARRAY_SIZE(ports));
 		streams_close(ports, ARRAY_SIZE(ports));

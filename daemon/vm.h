@@ -170,6 +170,9 @@ const char *vm_test_kvm_seam(void);
 
 /* domxml.c: the domain's XML and its NVDIMM backing file */
 
+/* @path made absolute against the current directory; caller frees */
+char *vm_absolute_path(const char *path);
+
 /**
  * vm_domain_xml() - expand a domain template for @spec
  * @spec: the guest; relative paths are made absolute against the cwd
