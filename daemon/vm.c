@@ -1323,6 +1323,17 @@ static enum vm_wait_end vm_wait(struct vm_guest *g,
 	}
 }
 
+/* what vm_wait() read the results and the console with */
+static void readers_release(struct vm_requests *rq, struct vm_console *con)
+{
+	if (rq->fd >= 0)
+		close(rq->fd);
+	if (con->fd >= 0)
+		close(con->fd);
+	strbuf_release(&con->head);
+	strbuf_release(&rq->partial);
+}
+
 /*
  * vm_wait() with the guest's requests handled into @res, then the guest
  * destroyed (a lost host took it along) and its times in @res
@@ -1514,12 +1525,7 @@ out:
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(lost);
-	if (rq.fd >= 0)
-		close(rq.fd);
-	if (con.fd >= 0)
-		close(con.fd);
-	strbuf_release(&con.head);
-	strbuf_release(&rq.partial);
+	readers_release(&rq, &con);
 	free(req);
 	free(rep);
 	return ret;
@@ -1751,12 +1757,7 @@ out:
 	if (spec->nvram_path && spec->arch && arch_firmware(spec->arch))
 		unlink(spec->nvram_path);	/* a start that failed */
 	free(lost);
-	if (rq.fd >= 0)
-		close(rq.fd);
-	if (con.fd >= 0)
-		close(con.fd);
-	strbuf_release(&con.head);
-	strbuf_release(&rq.partial);
+	readers_release(&rq, &con);
 	strbuf_release(&tmpl);
 	strbuf_release(&xml);
 	return ret;

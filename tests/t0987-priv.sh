@@ -136,12 +136,18 @@ guest_up() {
 	return 1
 }
 
-test_expect 'SIGTERM to the parent: passed on, the guest destroyed, all said' '
+# long_run X: a run of 400 rebinds through the parent (its pid in
+# $ppid, its output in Xout and Xerr), until its guest is up
+long_run() {
 	PD=$(realpath "$MMCI_PRIV_DIR")
 	"$PRIV" -- "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G \
-		--iters 400 --map dev > tout 2> terr &
-	ppid=$! &&
-	wait_until 600 "the guest" "guest_up > dom" && cat dom &&
+		--iters 400 --map dev > "$1out" 2> "$1err" &
+	ppid=$!
+	wait_until 600 "the guest" "guest_up > dom" && cat dom
+}
+
+test_expect 'SIGTERM to the parent: passed on, the guest destroyed, all said' '
+	long_run t &&
 	kill -TERM $ppid && set +e && wait $ppid; rc=$? && set -e &&
 	cat terr && echo "exit $rc" && [ $rc != 0 ] &&
 	! guest_up &&
@@ -153,11 +159,7 @@ test_expect 'SIGTERM to the parent: passed on, the guest destroyed, all said' '
 '
 
 test_expect 'kill -9 of the parent: libvirt destroys the guest, the next start tidies' '
-	PD=$(realpath "$MMCI_PRIV_DIR")
-	"$PRIV" -- "$MMCI" run --kernel "$CLOUD_KERNEL" --nvdimm 1G \
-		--iters 400 --map dev > kout 2> kerr &
-	ppid=$! &&
-	wait_until 600 "the guest" "guest_up > dom" && cat dom &&
+	long_run k &&
 	kill -KILL $ppid && set +e && wait $ppid; set -e &&
 	wait_until 300 "the guest to go" "! guest_up" &&
 	ls "$MMCI_PRIV_DIR" > left && cat left && [ -s left ] &&
