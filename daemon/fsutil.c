@@ -93,20 +93,33 @@ int open_beneath(const char *dir, const char *path)
 			   RESOLVE_NO_MAGICLINKS,
 	};
 	size_t n = strlen(dir);
-	int dfd, fd, err;
+	char *abs = NULL, *cwd;
+	int dfd, fd = -1, err;
 
+	/* a relative path (as a person typed it) from where we are */
+	if (path[0] != '/') {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return -1;
+		path = abs = xstrfmt("%s/%s", cwd, path);
+		free(cwd);
+	}
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	if (strncmp(path, dir, n) || path[n] != '/' || !path[n + 1]) {
 		errno = EXDEV;
-		return -1;
+		goto out;
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return -1;
+		goto out;
 	fd = syscall(SYS_openat2, dfd, path + n + 1, &how, sizeof(how));
 	err = errno;
 	close(dfd);
+	errno = err;
+out:
+	err = errno;
+	free(abs);
 	errno = err;
 	return fd;
 }

@@ -24,7 +24,8 @@ int dir_exists(const char *path);
 int check_input_file(const char *path, const char *what);
 /* write len bytes atomically (temp file + rename) */
 /*
- * open @path for reading only when it names a file below @dir, with no
+ * open @path (a relative one from the current directory) for reading
+ * only when it names a file below @dir (absolute), with no
  * symbolic link and no ".." on the way (openat2's RESOLVE_BENEATH and
  * RESOLVE_NO_SYMLINKS: the kernel checks it, no race); -1 with errno
  * (EXDEV: not below @dir, ELOOP: a link) otherwise

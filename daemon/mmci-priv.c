@@ -5,7 +5,8 @@
  *   mmci-priv [--user NAME] -- PROGRAM [ARGS...]
  *
  * As root: opens libvirt (MMCI_LIBVIRT_URI, a local URI), makes its own
- * directory MMCI_PRIV_DIR (default PRIV_DIR_DEFAULT, 0700 root, below
+ * directory MMCI_PRIV_DIR (default PRIV_DIR_DEFAULT, 0711 root: QEMU,
+ * which libvirt may run as its own user, must reach the kernel; below
  * directories only root can change: libvirt is given paths in it, and a
  * path the service user could redirect would make libvirt read, and
  * relabel, a file of its choosing), starts PROGRAM as the service user
@@ -183,8 +184,17 @@ static int copy_fd(int fd, const char *path, struct priv_reply *rep,
 	if (out < 0)
 		return refuse(rep, "cannot create '%s': %s", path,
 			      strerror(errno));
-	/* pread: the sender's offset is not ours to move */
-	for (off = 0; (n = pread(fd, buf, sizeof(buf), off)) != 0; off += n) {
+	/*
+	 * pread: the sender's offset is not ours to move; its size when it
+	 * came, no more: a file that grows ends there
+	 */
+	for (off = 0, n = 0; off < st.st_size; off += n) {
+		size_t want = st.st_size - off < (off_t)sizeof(buf) ?
+			      (size_t)(st.st_size - off) : sizeof(buf);
+
+		n = pread(fd, buf, want, off);
+		if (!n)
+			break;
 		if (n < 0 && errno == EINTR) {
 			n = 0;
 			continue;
@@ -315,7 +325,7 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 	memcpy(b->name, rb->name, sizeof(b->name));
 	b->vmem_max_mib = rb->virtio_mem_max_mib;
 	b->dir = xstrfmt("%s/b%d-%u", priv_dir, (int)getpid(), b->id);
-	if (mkdir(b->dir, 0700) < 0) {
+	if (mkdir(b->dir, 0711) < 0) {
 		refuse(rep, "cannot create '%s': %s", b->dir, strerror(errno));
 		free(b->dir);
 		b->dir = NULL;
@@ -750,9 +760,10 @@ static void cleanup_leftovers(void)
 }
 
 /*
- * @dir is 0700 root, and every directory above it is root's and
- * writable by no one else (a sticky one, as /tmp, keeps root's entries
- * root's); its real path, or die
+ * @dir is root's and writable by no one else, and so is every directory
+ * above it
+ * (a sticky one, as /tmp, keeps root's entries root's); its real path,
+ * or die
  */
 static char *check_own_dir(const char *dir)
 {
@@ -762,8 +773,9 @@ static char *check_own_dir(const char *dir)
 	if (!real)
 		die_errno("cannot resolve '%s'", dir);
 	if (lstat(real, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid ||
-	    (st.st_mode & 077))
-		die("'%s' must be a directory of root's, mode 0700 (MMCI_PRIV_DIR)",
+	    (st.st_mode & 022))
+		die("'%s' must be a directory of root's that no one else can "
+		    "write, as mkdir -m 711 makes it (MMCI_PRIV_DIR)",
 		    real);
 	for (p = strrchr(real, '/'); p; p = strrchr(real, '/')) {
 		*p = '\0';
@@ -826,7 +838,7 @@ int main(int argc, char **argv)
 
 	project = proj && *proj ? vm_absolute_path(proj) : binary_dir();
 	tpath = vm_absolute_path(pdir && *pdir ? pdir : PRIV_DIR_DEFAULT);
-	if (mkdir(tpath, 0700) < 0 && errno != EEXIST)
+	if (mkdir(tpath, 0711) < 0 && errno != EEXIST)
 		die_errno("cannot create '%s'", tpath);
 	/* the path with no link left in it is the one libvirt gets */
 	priv_dir = check_own_dir(tpath);

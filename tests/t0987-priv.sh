@@ -78,7 +78,7 @@ test_expect 'a run as the service user boots through it, who runs what' '
 	log=$(sqlite3 "$MMCI_DB" "SELECT console_log FROM boots") &&
 	[ "$(stat -c %U "$log")" = "$SVC" ] && grep -q "^mmci: init start" "$log" &&
 	ls -A "$MMCI_PRIV_DIR" > left && ! [ -s left ] &&
-	[ "$(stat -c %U:%a "$MMCI_PRIV_DIR")" = root:700 ]
+	[ "$(stat -c %U:%a "$MMCI_PRIV_DIR")" = root:711 ]
 '
 
 test_expect 'the guest got only what the parent made: its XML names its files' '

@@ -140,6 +140,23 @@ static void row(struct db *db, const char *dir)
 		same_series(&ls.s, &stored.s, "the same patches");
 		loaded_series_release(&stored);
 	}
+	/*
+	 * the rows are the service user's to write: as root, a thread path
+	 * outside <data>/fetch (MMCI_DATA, set by main()) is not read
+	 */
+	if (geteuid() == 0) {
+		char *outside = xstrfmt("%s/../outside.mbox", dir);
+
+		write_file(outside, sb.buf, sb.len);
+		db_run(db, "UPDATE threads SET cache_path = ? WHERE "
+		       "cache_path = ?", "tt", outside, thread);
+		ok(ingest_load_stored(db, ls.id, &stored) < 0,
+		   "as root, a thread outside <data>/fetch: refused");
+		ok(strstr(last_error(), "is not a file below") != NULL,
+		   "saying why");
+		unlink(outside);
+		free(outside);
+	}
 	ok(series_row_load(db, 999999, &r) < 0, "no series #999999: -1");
 	ok(!r.title, "and nothing loaded");
 	series_row_release(&r);
@@ -214,6 +231,7 @@ static void partial(struct db *db)
 int main(void)
 {
 	char tmpl[] = "tests/trash.test-ingest-stored.XXXXXX", *dir, *path;
+	char *fetch;
 	struct db db;
 
 	log_verbosity = 0;
@@ -223,14 +241,19 @@ int main(void)
 	path = xstrfmt("%s/mmci.db", dir);
 	if (!ok(db_open(&db, path) == 0, "a new database"))
 		return done_testing();
-	one(&db, dir, "tests/fixtures/mbox/memmap-pageblock-v2-v3-reroll.mbox",
+	/* the mboxes where fetches keep threads: all root reads of a row */
+	setenv("MMCI_DATA", dir, 1);
+	fetch = xstrfmt("%s/fetch", dir);
+	mkdir_p(fetch, 0755);
+	one(&db, fetch, "tests/fixtures/mbox/memmap-pageblock-v2-v3-reroll.mbox",
 	    1);
-	one(&db, dir, "kernel-patches/examples/memmap-slow.mbox", 0);
-	row(&db, dir);
+	one(&db, fetch, "kernel-patches/examples/memmap-slow.mbox", 0);
+	row(&db, fetch);
 	partial(&db);
 	db_close(&db);
 	if (!tap_failed)
 		remove_tree(dir);
 	free(path);
+	free(fetch);
 	return done_testing();
 }
