@@ -1323,6 +1323,24 @@ static enum vm_wait_end vm_wait(struct vm_guest *g,
 	}
 }
 
+/*
+ * a local guest waits for the host's cores: beside other guests, never
+ * beside a build (fsutil.h); a stop while it waits starts nothing
+ * (@res says so). cpu_lock_take()'s answer.
+ */
+static int vm_take_cores(const struct vm_spec *spec, struct vm_result *res)
+{
+	char *who = xstrfmt("domain '%s'", spec->name);
+	int cpu = cpu_lock_take(0, who);
+
+	free(who);
+	if (cpu == CPU_LOCK_STOPPED) {
+		res->exit_kind = VM_INTERRUPTED;
+		set_result_error(res, "%s", interrupt_reason());
+	}
+	return cpu;
+}
+
 /* what vm_wait() read the results and the console with */
 static void readers_release(struct vm_requests *rq, struct vm_console *con)
 {
@@ -1404,7 +1422,7 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 	int fds[2] = { -1, -1 }, back[2] = { -1, -1 }, got = 0, nfd = 1;
 	int ret = -1, cpu = -1, i;
 	enum vm_wait_end end;
-	char *lost = NULL, *who;
+	char *lost = NULL;
 	double t0, t1;
 
 	if (hang) {
@@ -1470,14 +1488,9 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 		}
 	}
 
-	who = xstrfmt("domain '%s'", spec->name);
-	cpu = cpu_lock_take(0, who);
-	free(who);
-	if (cpu == CPU_LOCK_STOPPED) {
-		res->exit_kind = VM_INTERRUPTED;
-		set_result_error(res, "%s", interrupt_reason());
+	cpu = vm_take_cores(spec, res);
+	if (cpu == CPU_LOCK_STOPPED)
 		goto out;
-	}
 	g.ch = priv_channel();
 	if (g.ch < 0) {
 		vm_start_failed(res, "cannot start domain '%s': no channel to "
@@ -1602,22 +1615,14 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 		goto out;
 	}
 
+	/*
+	 * before the connection: libvirtd closes one whose keepalive nobody
+	 * answers, and the next write is a SIGPIPE
+	 */
 	if (!remote) {
-		char *who = xstrfmt("domain '%s'", spec->name);
-
-		/*
-		 * beside other guests, never beside a build (fsutil.h);
-		 * before the connection: libvirtd closes one whose keepalive
-		 * nobody answers, and the next write is a SIGPIPE
-		 */
-		cpu = cpu_lock_take(0, who);
-		free(who);
-		if (cpu == CPU_LOCK_STOPPED) {
-			/* stopped while it waited: nothing was started */
-			res->exit_kind = VM_INTERRUPTED;
-			set_result_error(res, "%s", interrupt_reason());
+		cpu = vm_take_cores(spec, res);
+		if (cpu == CPU_LOCK_STOPPED)
 			goto out;
-		}
 	}
 	conn = vm_connect();
 	if (!conn) {
