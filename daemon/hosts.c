@@ -90,14 +90,27 @@ static void node_memory(virConnectPtr conn, struct host *h)
 	free(params);
 }
 
+/* this machine's free memory: the same figure measure.c always used */
+static void local_memory(struct host *h)
+{
+	long long m = mem_available_mib();
+
+	h->avail_mib = m > 0 ? (unsigned long long)m : 0;
+}
+
 int host_probe(struct host *h)
 {
 	virConnectPtr conn;
 	virStoragePoolPtr pool;
 
 	h->remote = vm_uri_is_remote(h->uri);
-	if (!h->remote && priv_active())
-		return priv_host(h);
+	if (!h->remote && priv_active()) {
+		/* its libvirt is mmci-priv's; its memory this machine's */
+		if (priv_host(h) < 0)
+			return -1;
+		local_memory(h);
+		return 0;
+	}
 	conn = host_connect(h->uri, h->error, sizeof(h->error));
 	if (!conn)
 		return -1;
@@ -108,10 +121,7 @@ int host_probe(struct host *h)
 	if (h->remote) {
 		node_memory(conn, h);
 	} else {
-		/* this machine: the same figure measure.c always used */
-		long long m = mem_available_mib();
-
-		h->avail_mib = m > 0 ? (unsigned long long)m : 0;
+		local_memory(h);
 	}
 	pool = virStoragePoolLookupByName(conn, vm_pool_name());
 	if (pool) {

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsutil.h"
 #include "host.h"
 #include "priv.h"
 #include "util.h"
@@ -83,7 +82,6 @@ int priv_host(struct host *h)
 	struct priv_req req = { .magic = PRIV_MAGIC, .type = PRIV_HOST };
 	struct priv_reply *rep = xcalloc(1, sizeof(*rep));
 	int ch = priv_channel(), ret = -1;
-	long long m;
 
 	if (ch < 0) {
 		snprintf(h->error, sizeof(h->error), "no channel to mmci-priv");
@@ -110,9 +108,6 @@ int priv_host(struct host *h)
 	h->cores = rep->host.cores;
 	h->mmci_domains = (int)rep->host.mmci_domains;
 	h->mem_mib = rep->host.mem_mib;
-	/* this machine: the same figure measure.c always used */
-	m = mem_available_mib();
-	h->avail_mib = m > 0 ? (unsigned long long)m : 0;
 	h->up = 1;
 	ret = 0;
 out:

@@ -119,7 +119,7 @@ int priv_call(int ch, const struct priv_req *req, const int *fds, int nfd,
 	      struct priv_reply *rep, int *fds_back, int max, int *got);
 
 struct host;
-/* hosts.c's host_probe() of this host, asked of the parent */
+/* what libvirt says of this host (host_probe_conn()), asked of the parent */
 int priv_host(struct host *h);
 /* vm_versions() of this host, asked of the parent */
 int priv_versions(char **qemu, char **libvirt);

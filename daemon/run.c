@@ -19,6 +19,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "hosts.h"
+#include "priv.h"
 #include "image.h"
 #include "interrupt.h"
 #include "result.h"
@@ -1075,8 +1076,12 @@ int run_boot(const struct mmci_config *cfg, struct db *db, long long run_id,
 	spec.template_path = template;
 	spec.label = label = xstrfmt("run #%lld boot %d", run_id, idx);
 
-	/* a staged boot gets a sparse volume on its host instead (vm.h) */
-	if (!vm_staged() && vm_create_backing(backing, r.nvdimm_mib) < 0) {
+	/*
+	 * a staged boot gets a sparse volume on its host instead (vm.h),
+	 * one through mmci-priv a file the parent makes (priv.h)
+	 */
+	if (!vm_staged() && !priv_active() &&
+	    vm_create_backing(backing, r.nvdimm_mib) < 0) {
 		strbuf_addf(&why, "cannot create the NVDIMM backing '%s'",
 			    backing);
 		goto record;
