@@ -64,6 +64,7 @@
 #include "config.h"
 #include "db.h"
 #include "job.h"
+#include "priv.h"
 #include "run-command.h"
 #include "service-user.h"
 #include "strbuf.h"
@@ -549,6 +550,8 @@ static void slot_start(struct daemon *d, struct slot *s, long long id)
 	}
 	s->env[i] = NULL;
 	s->cp.env = s->env;
+	/* a job boots through mmci-priv, when the daemon runs under it */
+	s->cp.priv_fd = priv_active() ? priv_fd() : 0;
 	if (start_command(&s->cp) < 0) {
 		job_fail(&d->db, id, last_error());
 		argv_free(s->argv);

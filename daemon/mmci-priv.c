@@ -69,6 +69,7 @@ struct boot {
 	char *dir;		/* <MMCI_PRIV_DIR>/b<pid>-<id> */
 	char *backing;		/* the NVDIMM file, until QEMU has it */
 	virDomainPtr dom;
+	int profile;		/* QEMU writes <dir>/counts.txt at its exit */
 	uint64_t vmem_max_mib;
 	struct priv_state st;
 };
@@ -82,6 +83,8 @@ struct channel {
 static struct channel *channels[PRIV_MAX_CHANNELS];
 static virConnectPtr conn;
 static char *priv_dir, *template_text;
+/* runner/mmci-profile.so beside the template, NULL: no profiling boots */
+static char *plugin_path;
 static uint32_t next_boot = 1;
 static pid_t child = -1;
 static int child_status, child_done, nchannels;
@@ -152,9 +155,15 @@ static int check_boot(const struct priv_boot *b, struct priv_reply *rep)
 			      "printable ASCII within %d bytes", b->name,
 			      PRIV_CMDLINE_MAX);
 	if (b->vcpus > PRIV_MAX_VCPUS || b->kvm > 1 || b->icount > 1 ||
-	    b->pin > 1 || b->has_initrd > 1 || b->backing > PRIV_BACKING_DISK)
+	    b->pin > 1 || b->has_initrd > 1 || b->backing > PRIV_BACKING_DISK ||
+	    b->profile > 1)
 		return refuse(rep, "domain '%s': vCPUs, kvm, icount, pin, "
-			      "initrd or backing out of range", b->name);
+			      "initrd, backing or profile out of range",
+			      b->name);
+	if (b->profile && (b->kvm || !plugin_path))
+		return refuse(rep, "domain '%s': a profiling boot is TCG only "
+			      "and needs the plugin beside mmci-priv%s",
+			      b->name, plugin_path ? "" : " (there is none)");
 	if (b->ram_mib > PRIV_MAX_RAM_MIB || b->nvdimm_mib > PRIV_MAX_NVDIMM_MIB ||
 	    b->virtio_mem_max_mib > PRIV_MAX_VMEM_MIB ||
 	    b->nvdimm_label_kib > PRIV_MAX_LABEL_KIB)
@@ -240,7 +249,7 @@ static void boot_free(struct boot *b)
 {
 	static const char *const files[] = {
 		"kernel", "initrd", "console.log", "results.log", "nvdimm",
-		"uefi-vars.fd",
+		"uefi-vars.fd", "counts.txt", "counts.txt.tmp",
 	};
 	size_t i;
 
@@ -305,7 +314,7 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 	struct strbuf xml = STRBUF_INIT;
 	unsigned long hv = 0, lib = 0;
 	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
-	char *nvram = NULL, *v;
+	char *nvram = NULL, *counts = NULL, *plugin = NULL, *v;
 	struct boot *b;
 	int ret = -1;
 
@@ -371,6 +380,12 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 	spec.cpu_model = *rb->cpu_model ? rb->cpu_model : NULL;
 	if (arch_firmware(spec.arch))
 		spec.nvram_path = nvram = xstrfmt("%s/uefi-vars.fd", b->dir);
+	if (rb->profile) {
+		/* QEMU writes it at its exit; DESTROY hands it back */
+		counts = xstrfmt("%s/counts.txt", b->dir);
+		spec.plugin = plugin = xstrfmt("%s,out=%s", plugin_path, counts);
+		b->profile = 1;
+	}
 	error_hold();
 	if (vm_domain_xml(&spec, template_text, &xml) < 0) {
 		error_unhold();
@@ -434,6 +449,8 @@ out:
 	free(console);
 	free(results);
 	free(nvram);
+	free(counts);
+	free(plugin);
 	return ret;
 }
 
@@ -493,13 +510,29 @@ static int do_resize(struct channel *ch, const struct priv_req *req,
 	return 0;
 }
 
+/* a profiling boot's counts, when its QEMU wrote them: back[0] */
 static int do_destroy(struct channel *ch, const struct priv_req *req,
-		      struct priv_reply *rep)
+		      struct priv_reply *rep, int *back)
 {
 	struct boot *b = own_boot(ch, req->boot, rep);
 
 	if (!b)
 		return -1;
+	if (b->profile) {
+		char *counts = xstrfmt("%s/counts.txt", b->dir);
+		struct stat st;
+
+		/* QEMU gone first: it renames the file into place at exit */
+		if (b->dom)
+			vm_destroy(b->dom, b->name);
+		back[0] = open(counts, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (back[0] >= 0 && (fstat(back[0], &st) < 0 ||
+				     !S_ISREG(st.st_mode))) {
+			close(back[0]);
+			back[0] = -1;
+		}
+		free(counts);
+	}
 	boot_free(b);
 	ch->boot = NULL;
 	return 0;
@@ -650,7 +683,9 @@ static void on_channel(int watch, int fd, int events, void *opaque)
 			do_resize(ch, &req, rep);
 			break;
 		case PRIV_DESTROY:
-			do_destroy(ch, &req, rep);
+			if (do_destroy(ch, &req, rep, back) == 0 &&
+			    back[0] >= 0)
+				nback = 1;
 			break;
 		default:
 			refuse(rep, "unknown request %u", req.type);
@@ -700,7 +735,10 @@ static NORETURN void run_child(const struct passwd *pw, int fd, char **argv)
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
 		die("mmci-priv ended before '%s' started", argv[0]);
 	xsnprintf(num, sizeof(num), "%d", fd);
-	if (setenv(PRIV_FD_ENV, num, 1) < 0)
+	/* the user's own, as runuser gives them: root's home is closed */
+	if (setenv(PRIV_FD_ENV, num, 1) < 0 ||
+	    setenv("HOME", pw->pw_dir, 1) < 0 || setenv("USER", user, 1) < 0 ||
+	    setenv("LOGNAME", user, 1) < 0)
 		die_errno("setenv");
 	execvp(argv[0], argv);
 	die_errno("cannot run '%s'", argv[0]);
@@ -847,6 +885,12 @@ int main(int argc, char **argv)
 	if (strbuf_read_file(&tmpl, tpath, 4096) < 0)
 		die_errno("cannot read the domain template '%s'", tpath);
 	template_text = strbuf_detach(&tmpl, NULL);
+	free(tpath);
+	/* QEMU splits -plugin's argument at commas */
+	tpath = xstrfmt("%s/runner/mmci-profile.so", project);
+	if (!access(tpath, R_OK) && !strchr(tpath, ',') &&
+	    !strchr(priv_dir, ','))
+		plugin_path = vm_absolute_path(tpath);
 	cleanup_leftovers();
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)

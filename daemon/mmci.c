@@ -12,6 +12,7 @@
 #include "config.h"
 #include "db.h"
 #include "interrupt.h"
+#include "priv.h"
 #include "util.h"
 
 struct cmd {
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
 		return 129;
 	}
 	git_libgit2_init();
+	priv_init();
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			int ret = commands[i].fn(argc - 1, argv + 1);

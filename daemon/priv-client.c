@@ -4,6 +4,7 @@
  * (priv.h): a channel per process, one request and one reply at a time.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,19 @@ static int priv_root_fd(void)
 int priv_active(void)
 {
 	return priv_root_fd() >= 0;
+}
+
+int priv_fd(void)
+{
+	return priv_root_fd();
+}
+
+void priv_init(void)
+{
+	int fd = priv_root_fd();
+
+	if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		die_errno("%s=%d is not an open descriptor", PRIV_FD_ENV, fd);
 }
 
 int priv_call(int ch, const struct priv_req *req, const int *fds, int nfd,

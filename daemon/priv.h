@@ -34,10 +34,12 @@
 enum priv_type {
 	PRIV_CHANNEL = 1,	/* a channel of one's own: its fd comes back */
 	PRIV_HOST,		/* what libvirt says of this host */
-	PRIV_BOOT,		/* start a guest; fds: kernel [, initramfs] */
+	PRIV_BOOT,		/* start a guest; fds: kernel [, initramfs];
+			 * back: the two serial logs */
 	PRIV_STATE,		/* is the guest of .boot still there? */
 	PRIV_RESIZE,		/* its virtio-mem to .mib */
-	PRIV_DESTROY,		/* destroy it */
+	PRIV_DESTROY,		/* destroy it; back, after a profiling boot:
+				 * the counts its plugin wrote */
 };
 
 enum priv_backing {
@@ -51,6 +53,7 @@ struct priv_boot {
 	char cpu_model[32];		/* "" = the arch's */
 	char cmdline[PRIV_CMDLINE_MAX + 1];	/* printable ASCII */
 	uint32_t vcpus, kvm, icount, pin, has_initrd, backing;
+	uint32_t profile;	/* 1: with the parent's counting plugin (TCG) */
 	uint32_t nvdimm_label_kib;
 	uint64_t ram_mib, nvdimm_mib, virtio_mem_max_mib;
 };
@@ -106,6 +109,14 @@ ssize_t priv_recv(int sock, void *buf, size_t len, int *fds, int max,
 
 /* is this process a child of mmci-priv (MMCI_PRIV_FD)? */
 int priv_active(void);
+/*
+ * priv_init - at start: the channel from mmci-priv, when there is one,
+ * made close-on-exec, so that only a child given it (struct
+ * child_process.priv_fd) can ask the parent for anything.
+ */
+void priv_init(void);
+/* the channel from mmci-priv (MMCI_PRIV_FD), or -1 */
+int priv_fd(void);
 
 /* a channel of this process's own, or -1 after error() */
 int priv_channel(void);

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "image.h"
 #include "interrupt.h"
+#include "priv.h"
 #include "profile.h"
 #include "run.h"
 #include "strbuf.h"
@@ -431,6 +432,7 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 	spec.template_path = template;
 	spec.cmdline = cmdline;
 	spec.plugin = plugin_arg;
+	spec.plugin_out = counts;
 	/*
 	 * the runner that marks windows is this mmci's: a new initramfs
 	 * when mmci made the run's (same kernel, same modules); a run
@@ -457,7 +459,8 @@ long long profile_run(const struct mmci_config *cfg, struct db *db,
 	if (spec.timeout_s < PROFILE_TIMEOUT_MIN_S)
 		spec.timeout_s = PROFILE_TIMEOUT_MIN_S;
 	spec.label = label = xstrfmt("run #%lld profile", run_id);
-	if (vm_create_backing(backing, r.nvdimm_mib) < 0) {
+	/* through mmci-priv the parent makes it (priv.h) */
+	if (!priv_active() && vm_create_backing(backing, r.nvdimm_mib) < 0) {
 		strbuf_addf(&why, "cannot create the NVDIMM backing '%s'",
 			    backing);
 		goto record;

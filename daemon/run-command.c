@@ -47,6 +47,7 @@
 
 #include "config.h"
 #include "interrupt.h"
+#include "priv.h"	/* PRIV_FD_ENV */
 #include "run-command.h"
 #include "strbuf.h"
 #include "util.h"
@@ -155,6 +156,8 @@ char **child_env(const char *const *env)
 	for (e = environ; e && *e; e++)
 		if (env_kept(*e))
 			env_set_clean(&v, &nr, &alloc, *e);
+	/* given only with struct child_process.priv_fd */
+	env_set(&v, &nr, &alloc, PRIV_FD_ENV);
 	if (env_find(v, nr, "PATH=") == nr)
 		env_set(&v, &nr, &alloc, "PATH=" DEFAULT_PATH);
 	env_set(&v, &nr, &alloc, "LANG=C.UTF-8");
@@ -261,6 +264,15 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		goto out;
 	}
 	envp = child_env(cmd->env);
+	if (cmd->priv_fd > 0) {
+		size_t n = 0;
+
+		while (envp[n])
+			n++;
+		envp = xrealloc(envp, (n + 2) * sizeof(*envp));
+		envp[n] = xstrfmt("%s=%d", PRIV_FD_ENV, cmd->priv_fd);
+		envp[n + 1] = NULL;
+	}
 	prog = locate_program(cmd->argv[0], envp);
 	sigemptyset(&none);
 	fflush(NULL);
@@ -300,6 +312,8 @@ static int start_command_fd(struct child_process *cmd, int out_fd)
 		dup2(cmd->stdin_fd > 0 ? cmd->stdin_fd : null_fd, 0);
 		if (out_fd >= 0)
 			dup2(out_fd, 1);
+		if (cmd->priv_fd > 0)
+			fcntl(cmd->priv_fd, F_SETFD, 0);
 		if (cmd->pass_fd > 0) {
 			if (cmd->pass_fd == 3)
 				fcntl(3, F_SETFD, 0);

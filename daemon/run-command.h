@@ -14,6 +14,11 @@
  * ends (PR_SET_PDEATHSIG, see run-command.c): a daemon killed with -9
  * leaves no build or job running behind it.
  *
+ * mmci-priv's channel (MMCI_PRIV_FD) is close-on-exec (priv_init()) and
+ * its name is dropped: only a child given `priv_fd` may ask the root
+ * parent for guests (the daemon's jobs), not a poll, a mail child, the
+ * web server or a kernel build.
+ *
  * Environment: a child never inherits mmci's environment as a whole. It
  * gets PATH, HOME, LANG=C.UTF-8 and the few names listed in run-command.c
  * (the MMCI_* settings, ccache's and the sanitizers' own), and then what
@@ -42,6 +47,11 @@ struct child_process {
 	const char *log_path;     /* append stdout+stderr here, or NULL */
 	int stdin_fd;             /* > 0: the child's stdin (caller closes it); 0: /dev/null */
 	int pass_fd;              /* > 0: also the child's fd 3 (caller closes it) */
+	/*
+	 * > 0: mmci-priv's channel (priv.h), kept open in the child and
+	 * named by MMCI_PRIV_FD; otherwise the child gets neither
+	 */
+	int priv_fd;
 	/* as_user: the child drops to uid/gid (no supplementary groups) */
 	int as_user;
 	uid_t uid;

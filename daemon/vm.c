@@ -752,6 +752,7 @@ struct vm_guest {
 	uint32_t boot;		/* the parent's id of the guest */
 	/* mmci-priv: its serial logs, copied into the spec's as they grow */
 	int in[2], out[2];
+	int counts;		/* a profiling boot's, from DESTROY; -1 */
 };
 
 static void priv_req_init(struct priv_req *req, enum priv_type type,
@@ -790,7 +791,11 @@ static void guest_destroy(struct vm_guest *g, const char *name)
 	}
 	priv_req_init(&req, PRIV_DESTROY, g);
 	rep = xcalloc(1, sizeof(*rep));
-	priv_call(g->ch, &req, NULL, 0, rep, NULL, 0, NULL);
+	/* after a profiling boot, the plugin's counts come back */
+	if (g->counts >= 0)
+		close(g->counts);
+	g->counts = -1;
+	priv_call(g->ch, &req, NULL, 0, rep, &g->counts, 1, NULL);
 	free(rep);
 }
 
@@ -828,6 +833,9 @@ static void guest_release(struct vm_guest *g)
 	if (g->ch >= 0)
 		close(g->ch);	/* the parent destroys what is left */
 	g->ch = -1;
+	if (g->counts >= 0)
+		close(g->counts);
+	g->counts = -1;
 }
 
 /* --- requests from the guest ------------------------------------------ */
@@ -1407,6 +1415,44 @@ static int put_field(char *dst, size_t size, const char *src)
  * the serial logs the parent hands back, acts on the guest's requests
  * and decides when it ends, as vm_run() does with libvirt itself.
  */
+/* the plugin's counts are at most this long (profile.c reads as much) */
+#define VM_PLUGIN_OUT_MAX (256ull << 20)
+
+/*
+ * What the parent's plugin wrote, behind @fd, into @path: QEMU wrote it at
+ * its exit, so the guest has ended. 0, or -1 after error().
+ */
+static int copy_plugin_out(int fd, const char *path)
+{
+	char buf[65536];
+	unsigned long long total = 0;
+	ssize_t n;
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (out < 0)
+		return error_errno("cannot create '%s'", path);
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(out);
+		return error_errno("cannot read the plugin's counts");
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		total += (unsigned long long)n;
+		if (total > VM_PLUGIN_OUT_MAX) {
+			close(out);
+			return error("the plugin's counts are over %llu bytes",
+				     VM_PLUGIN_OUT_MAX);
+		}
+		if (write_in_full(out, buf, (size_t)n) < 0) {
+			close(out);
+			return error_errno("cannot write '%s'", path);
+		}
+	}
+	if (n < 0 || close(out) < 0)
+		return error_errno("cannot copy the plugin's counts to '%s'",
+				   path);
+	return 0;
+}
+
 static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 		       int hang, struct vm_result *res)
 {
@@ -1415,7 +1461,8 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 				  .timer = -1 };
 	struct vm_console con = { .path = spec->console_log, .fd = -1,
 				  .head = STRBUF_INIT };
-	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 } };
+	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 },
+			     .counts = -1 };
 	struct priv_req *req = xcalloc(1, sizeof(*req));
 	struct priv_reply *rep = xcalloc(1, sizeof(*rep));
 	const struct arch *a = made->arch ? made->arch : arch_get(NULL);
@@ -1430,9 +1477,9 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 				"needs libvirt, not mmci-priv", spec->name);
 		goto out;
 	}
-	if (made->plugin) {
-		vm_start_failed(res, "domain '%s': a profiling boot (QEMU "
-				"plugin) is not made through mmci-priv",
+	if (made->plugin && !made->plugin_out) {
+		vm_start_failed(res, "domain '%s': a profiling boot through "
+				"mmci-priv needs the plugin's output file",
 				spec->name);
 		goto out;
 	}
@@ -1457,6 +1504,7 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 	req->b.nvdimm_mib = made->nvdimm_path ? made->nvdimm_mib : 0;
 	req->b.nvdimm_label_kib = made->nvdimm_label_kib;
 	req->b.virtio_mem_max_mib = made->virtio_mem_max_mib;
+	req->b.profile = !!made->plugin;
 	req->b.backing = made->nvdimm_path &&
 			 starts_with(made->nvdimm_path, VM_TMPFS_DIR "/") ?
 			 PRIV_BACKING_TMPFS : PRIV_BACKING_DISK;
@@ -1526,6 +1574,11 @@ static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 
 	end = vm_wait_end(&g, spec, t0, t1, &w, &rq, &con, res, &lost);
 	guest_pump(&g);
+	if (made->plugin && (g.counts < 0 ||
+			     copy_plugin_out(g.counts, made->plugin_out) < 0))
+		log_warnx("domain '%s': no counts from the plugin%s%s",
+			  spec->name, g.counts < 0 ? "" : ": ",
+			  g.counts < 0 ? "" : last_error());
 	vm_classify(made, &w, end, lost, res);
 	log_debug("domain '%s' ended: %s after %.2f s%s%s", spec->name,
 		  vm_exit_kind_name(res->exit_kind), res->boot_to_end_s,
@@ -1564,7 +1617,8 @@ int vm_run(const struct vm_spec *spec, struct vm_result *res)
 	int remote = vm_staged(), hang = 0, staged;
 	char alias[64];
 	unsigned int flags = VIR_DOMAIN_START_AUTODESTROY;
-	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 } };
+	struct vm_guest g = { .ch = -1, .in = { -1, -1 }, .out = { -1, -1 },
+			     .counts = -1 };
 	virConnectPtr conn = NULL;
 	virDomainPtr dom = NULL;
 	int cb = -1, timer = -1, ret = -1, cpu = -1;

@@ -62,6 +62,12 @@ struct vm_spec {
 	 * profiling boot, profile.h); NULL = none
 	 */
 	const char *plugin;
+	/*
+	 * The plugin's output file (PATH above). Under mmci-priv the
+	 * parent loads its own plugin (runner/mmci-profile.so beside it)
+	 * and hands back what it wrote, copied here at the end.
+	 */
+	const char *plugin_out;
 	const char *cpu_model;	/* TCG CPU model, NULL = the arch's
 				 * (VM_DEFAULT_CPU_MODEL for x86_64) */
 	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */

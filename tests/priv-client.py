@@ -26,6 +26,7 @@ class Boot(C.Structure):
                 ("vcpus", C.c_uint32), ("kvm", C.c_uint32),
                 ("icount", C.c_uint32), ("pin", C.c_uint32),
                 ("has_initrd", C.c_uint32), ("backing", C.c_uint32),
+                ("profile", C.c_uint32),
                 ("nvdimm_label_kib", C.c_uint32), ("ram_mib", C.c_uint64),
                 ("nvdimm_mib", C.c_uint64),
                 ("virtio_mem_max_mib", C.c_uint64)]
@@ -133,6 +134,8 @@ def run(case):
                              [kernel])
         elif case == "option-arch":
             r, _, err = call(ch, bytes(boot_req(arch=b"--help")), [kernel])
+        elif case == "profile-kvm":
+            r, _, err = call(ch, bytes(boot_req(profile=1, kvm=1)), [kernel])
         elif case == "ram-huge":
             r, _, err = call(ch, bytes(boot_req(ram_mib=1 << 40)), [kernel])
         elif case == "no-kernel":

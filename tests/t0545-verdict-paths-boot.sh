@@ -4,8 +4,10 @@
 # series (kernel-patches/examples/memmap-mixed.mbox: 2/4 costs two thirds
 # more per bind, 4/4 gives it back) is measured per patch twice on real
 # kernels and guests, icount, a 1 GiB NVDIMM: first fresh by
-# `mmci test-series`, then again as a queued job the daemon runs, which
-# reuses the first job's base run instead of booting it. Both jobs must
+# `mmci test-series` as root, then again as a queued job the daemon runs
+# as the service user under the root parent (`mmci-priv -- mmci daemon`,
+# on that user's copy of the data), which reuses the first job's base run
+# instead of booting it and boots the rest through the parent. Both jobs must
 # give the same verdict, the same per-patch table of rebind_memmap (the
 # kernel's own time, exact under icount) and the same claim check, in
 # the command's output, `mmci show job` and the mail. The kernels of
@@ -112,18 +114,49 @@ test_expect 'the comment-only patch 1/4: the profile names nothing' '
 	grep -qx "  no function moved" noop.out
 '
 
-test_expect 'the daemon runs it again, on the first job'\''s base run' '
-	sql "INSERT INTO jobs (kind, series_id, series_ref, status, created_at)
-	     VALUES (\"series\", 1, \"debian-6.12\", \"queued\",
-	     strftime(\"%s\", \"now\"))" &&
-	# the data directory is shared with other files (the kernel tree and
-	# the build cache): their daemons wrote jobs/2.log before this one
-	rm -f "$MMCI_DATA/jobs/2.log" &&
-	MMCI_SOURCES= MMCI_PER_PATCH=1 MMCI_RUN_ARGS="$RUNOPTS" \
-		"$MMCI" daemon --once --no-web > daemon.out 2>&1 ||
-		{ tail -30 daemon.out; exit 1; }
+# The daemon's path is also the service user's: `mmci-priv -- mmci daemon`
+# on a data directory of that user's own (a copy of this database; a
+# clone of the kernel tree that borrows its objects; the builds of job 1
+# found through the copied rows, read-only), booting through the root
+# parent. The rest of the file goes on with the copy.
+SVC=${MMCI_USER:-mmci}
+D="$TRASH/svc"
+
+test_expect 'the daemon, as the service user under mmci-priv, reuses job 1'\''s base' '
+	[ "$(id -u)" = 0 ] && id "$SVC" > /dev/null || { echo "needs root and user $SVC"; exit 1; }
+	mkdir -p "$D" && git clone -q --bare --shared "$MMCI_TREE" "$D/linux" &&
+	# moved, not copied: one database in the trash, counted once
+	sqlite3 "$MMCI_DB" ".backup '\''$D/mmci.db'\''" &&
+	rm -f "$MMCI_DB" "$MMCI_DB-wal" "$MMCI_DB-shm" &&
+	sqlite3 "$D/mmci.db" "INSERT INTO jobs (kind, series_id, series_ref,
+	     status, created_at) VALUES (\"series\", 1, \"debian-6.12\",
+	     \"queued\", strftime(\"%s\", \"now\"))" &&
+	chown -R "$SVC": "$D" &&
+	( export MMCI_DB="$D/mmci.db" MMCI_DATA="$D" MMCI_TREE="$D/linux" \
+		MMCI_PRIV_DIR="$TRASH/priv" MMCI_SOURCES= MMCI_PER_PATCH=1 \
+		MMCI_RUN_ARGS="$RUNOPTS"
+	  exec "$SRC/mmci-priv" -- "$MMCI" daemon --once --no-web ) \
+		> daemon.out 2>&1 &
+	dpid=$! &&
+	wait_until 600 "the job child" "ps -eo user:16,pid,ppid,args > ps.now &&
+		grep -q \"^$SVC .*[m]mci test-series\" ps.now && cp ps.now ps.job" &&
+	wait $dpid || { tail -30 daemon.out; exit 1; }
+	# who runs what: the parent as root, the daemon and its job as the
+	# service user (ours: the children of this parent)
+	pp=$dpid && grep -E "^root +$pp +[0-9]+ [^ ]*mmci-priv -- " ps.job |
+		cut -c1-140 &&
+	awk -v p="$pp" "\$3 == p" ps.job > daemon.ps && cut -c1-140 daemon.ps &&
+	grep -Eq "^$SVC +[0-9]+ +$pp [^ ]*/mmci daemon " daemon.ps &&
+	dd=$(awk "{ print \$2 }" daemon.ps) &&
+	awk -v p="$dd" "\$3 == p" ps.job > job.ps && cut -c1-140 job.ps &&
+	grep -Eq "^$SVC +[0-9]+ +$dd [^ ]*/mmci test-series " job.ps &&
+	! grep -q "^root .*[m]mci test-series" ps.job
+'
+export MMCI_DB="$D/mmci.db"
+
+test_expect 'the service user'\''s job: on job 1'\''s base run and profiles' '
 	[ "$(sql "SELECT status FROM jobs WHERE id = 2")" = done ] &&
-	grep -q "^base: reusing run 1, measured" "$MMCI_DATA/jobs/2.log" &&
+	grep -q "^base: reusing run 1, measured" "$D/jobs/2.log" &&
 	[ "$(sql "SELECT source || \" \" || run_id FROM job_steps WHERE
 	     job_id = 2 AND upto = 0")" = "reused 1" ] &&
 	sql "SELECT note FROM job_steps WHERE job_id = 2 AND upto = 0" |
@@ -132,11 +165,21 @@ test_expect 'the daemon runs it again, on the first job'\''s base run' '
 	     WHERE r.job_id = 2")" = 4 ] &&
 	# its runs are of the same builds and set-up: their profiles stand
 	# (four of job 1 and the base, profiled for the comment-only case)
-	[ "$(sql "SELECT count(*) FROM profiles")" = 5 ]
+	[ "$(sql "SELECT count(*) FROM profiles")" = 5 ] &&
+	# booted by the parent: the XML names its directory, the logs are
+	# the service user'\''s
+	PD=$(realpath "$TRASH/priv") &&
+	[ "$(sql "SELECT count(*) FROM boots b JOIN runs r ON r.id = b.run_id
+	     WHERE r.job_id = 2 AND b.domain_xml LIKE \"%<kernel>$PD/%\"")" = 4 ] &&
+	for log in $(sql "SELECT b.console_log FROM boots b JOIN runs r ON
+		     r.id = b.run_id WHERE r.job_id = 2"); do
+		[ "$(stat -c %U "$log")" = "$SVC" ] || exit 1
+	done &&
+	ls -A "$TRASH/priv" > left && ! [ -s left ]
 '
 
 test_expect 'the same verdict, table and claims, in output, show and mail' '
-	sed -n "/^mmci test-series:/,\$p" "$MMCI_DATA/jobs/2.log" > daemon.out2 &&
+	sed -n "/^mmci test-series:/,\$p" "$D/jobs/2.log" > daemon.out2 &&
 	same_part fresh.out > a && same_part daemon.out2 > b &&
 	cat a && [ -s a ] && grep -q "^verdict: " a && grep -q "agrees" a &&
 	diff -u a b &&

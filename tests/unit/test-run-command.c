@@ -12,8 +12,10 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include "priv.h"
 #include "run-command.h"
 #include "strbuf.h"
 #include "util.h"
@@ -198,6 +200,59 @@ out:
 	strbuf_release(&sb);
 }
 
+/*
+ * mmci-priv's channel: close-on-exec and its name dropped, unless a
+ * child is given it (priv_fd), which then finds it open under that name
+ */
+static void test_priv_fd(const char *dir)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	const char *sh[] = { "sh", "-c", NULL, NULL };
+	char *log = xstrfmt("%s/priv", dir), *script, num[16];
+	struct strbuf sb = STRBUF_INIT;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0) {
+		ok(0, "socketpair");
+		free(log);
+		return;
+	}
+	snprintf(num, sizeof(num), "%d", sv[1]);
+	/* the shell's own fds are its: look at the number we gave */
+	sh[2] = script = xstrfmt("echo \"fd=$MMCI_PRIV_FD\"; "
+				 "[ -e /proc/self/fd/%d ] && echo open; :",
+				 sv[1]);
+	setenv("MMCI_PRIV_FD", num, 1);
+	priv_init();
+	ok(fcntl(sv[1], F_GETFD) & FD_CLOEXEC, "priv_init: close-on-exec");
+
+	cp.argv = sh;
+	cp.log_path = log;
+	is_int(run_command(&cp), 0, "a child without priv_fd runs");
+	strbuf_read_file(&sb, log, 0);
+	ok(strstr(sb.buf, "fd=\n") && !strstr(sb.buf, "open"),
+	   "without priv_fd: no MMCI_PRIV_FD, no channel");
+	unlink(log);
+	strbuf_reset(&sb);
+
+	memset(&cp, 0, sizeof(cp));
+	cp.argv = sh;
+	cp.log_path = log;
+	cp.priv_fd = sv[1];
+	is_int(run_command(&cp), 0, "a child with priv_fd runs");
+	strbuf_read_file(&sb, log, 0);
+	snprintf(num, sizeof(num), "fd=%d\nopen\n", sv[1]);
+	ok(strstr(sb.buf, num) != NULL, "with priv_fd: named and open");
+	ok(fcntl(sv[1], F_GETFD) & FD_CLOEXEC, "still close-on-exec here");
+	unlink(log);
+	unsetenv("MMCI_PRIV_FD");
+	close(sv[0]);
+	close(sv[1]);
+	strbuf_release(&sb);
+	free(script);
+	free(log);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test-run-command.XXXXXX";
@@ -212,6 +267,7 @@ int main(void)
 	test_stdin_and_failures(dir);
 	test_signals();
 	test_pass_fd_and_user(dir);
+	test_priv_fd(dir);
 	rmdir(dir);
 	return done_testing();
 }
