@@ -52,6 +52,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
@@ -1171,6 +1172,15 @@ int cmd_daemon(int argc, char **argv)
 	if (d.su.active)
 		log_info("mail, feeds and HTTP are parsed as user %s (uid %ld)",
 			 d.su.name, (long)d.su.uid);
+	/*
+	 * The daemon holds the SMTP password for its mail children. Under
+	 * mmci-priv it runs as the user its parsers run as, who could
+	 * otherwise read its environment and memory (/proc/PID/environ,
+	 * ptrace): not dumpable, those are root's only. Its children get
+	 * the flag back at exec.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		log_warn("cannot make the daemon not dumpable");
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("cannot create the daemon's self-pipe");
 	d.wake_rd = wake[0];
