@@ -5,8 +5,9 @@
 #include <math.h>
 
 #include "compare.h"
-#include "hostfacts.h"
 #include "db.h"
+#include "hostfacts.h"
+#include "result.h"	/* RESULT_VALUE_MAX */
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
@@ -47,6 +48,15 @@ static void end_boot(const double *v, size_t n, int per_boot,
 	out->v[out->nr++] = s.median;
 }
 
+static int sample_ok(sqlite3_stmt *st, int col)
+{
+	int type = sqlite3_column_type(st, col);
+	double v = sqlite3_column_double(st, col);
+
+	return (type == SQLITE_FLOAT || type == SQLITE_INTEGER) &&
+	       isfinite(v) && v >= 0 && v <= RESULT_VALUE_MAX;
+}
+
 int run_units(struct db *db, long long run_id, const char *workload,
 	      const char *variant, const char *metric, int per_boot,
 	      struct unit_values *out)
@@ -73,6 +83,20 @@ int run_units(struct db *db, long long run_id, const char *workload,
 			nr = 0;
 		}
 		cur = b;
+		/*
+		 * what the runner's lines could have stored (result.c): a
+		 * row written any other way (the database is the service
+		 * user's) is not compared
+		 */
+		if (!sample_ok(st, 1)) {
+			error("run #%lld: a stored sample of %s %s is '%.40s', "
+			      "not a number in [0, %g] a guest can send: "
+			      "refused, the run is not compared", run_id,
+			      workload, metric, db_col_text(st, 1),
+			      RESULT_VALUE_MAX);
+			rc = -1;
+			break;
+		}
 		ALLOC_GROW(boot, nr + 1, alloc);
 		boot[nr++] = sqlite3_column_double(st, 1);
 	}

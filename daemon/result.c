@@ -69,7 +69,8 @@ static int check_sample(const struct result_record *rec, char *why,
 		snprintf(why, whylen, "unknown unit");
 		return -1;
 	}
-	if (!isfinite(rec->value) || rec->value < 0 || rec->value > 1e12) {
+	if (!isfinite(rec->value) || rec->value < 0 ||
+	    rec->value > RESULT_VALUE_MAX) {
 		snprintf(why, whylen, "value is not a finite number in "
 			 "[0, 1e12]");
 		return -1;

@@ -50,6 +50,9 @@ int result_parse_line(const char *line, void **json_out,
 		      struct result_record *rec, char *why, size_t whylen);
 void result_free_json(void *json);
 
+/* the largest value a sample may have (what a guest can send) */
+#define RESULT_VALUE_MAX 1e12
+
 /*
  * result_store_sample() - store one sample of boot @boot_id of run
  * @run_id (a bundle's, say) after the checks a runner's line gets: names,

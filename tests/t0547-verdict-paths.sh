@@ -297,4 +297,32 @@ test_expect 'bisected, ends equal: no change, the folded steps say why' '
 	grep -q "a change undone in between cannot be seen" bisected.page
 '
 
+# The database is the service user's, who parses the internet's mail: a
+# parser taken over can write samples no guest sent. What reads them for a
+# verdict takes only what a runner's line could have stored (result.c:
+# a number in [0, 1e12]): anything else fails the job's report with the
+# reason, and no verdict, mail or page is made from it.
+test_expect 'forged samples (text, huge, negative): refused, said, not mailed' '
+	j=100 &&
+	for f in "'"'"'x; DROP'"'"'" 1e300 -5; do
+		j=$((j + 1)) && r=$((j * 10)) &&
+		{ job $j series
+		  for u in 0 1 2 3 4; do run $((r + u)) $u $j; done
+		  steps $j measured:$r:0 measured:$((r + 1)):1 \
+			measured:$((r + 2)):2 measured:$((r + 3)):3 \
+			measured:$((r + 4)):4
+		  echo "UPDATE samples SET value = $f WHERE id = (SELECT min(id)
+			FROM samples WHERE run_id = $((r + 2)));"; } |
+			sqlite3 -bail "$MMCI_DB" &&
+		n=$(sql "SELECT count(*) FROM mails") &&
+		{ "$MMCI" report --job $j > out 2> err; rc=$?; } &&
+		cat err && [ $rc = 1 ] &&
+		grep -q "^error: job #$j: not mailed: .*run #$((r + 2)): a stored sample of fsdax rebind_memmap is .*, not a number in \[0, 1e+12\] a guest can send: refused" err &&
+		[ "$(sql "SELECT count(*) FROM mails")" = "$n" ] &&
+		sql "SELECT report_note FROM jobs WHERE id = $j" | grep -q "a guest can send: refused" &&
+		"$MMCI" show job $j > show 2>&1 && head -1 show &&
+		grep -q "^verdict: none: .*a guest can send: refused" show || exit 1
+	done
+'
+
 test_done
