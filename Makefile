@@ -191,7 +191,10 @@ check:
 #           have the host alone ("host-alone": they assert how many boots
 #           mmci runs at once, which other mmci guests change).
 #   boots   every file that neither boots nor builds and the unit tests,
-#           then the files that boot guests but build no kernel
+#           then the files that boot guests but build no kernel, last
+#           those whose kernels the builds lane built before them
+#           ("cached-kernels": cache hits and no-op makes; a build they
+#           do anyway waits on mmci's own build lock, build.c)
 # So at most two files run at a time: two guests fit the two cores, and
 # mmci builds kernels at nice 10, so a guest beside a build keeps its
 # core. MMCI_TEST_HOST_LOCK (tests/lib.sh) keeps the other lane's guests
@@ -204,10 +207,13 @@ TEST_HOST_LOCK ?= /var/tmp/mmci-test-host.lock
 HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
 ALONE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*host-alone' tests/t[0-9]*.sh)
-KBUILD_TESTS = $(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh)
+LATE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*cached-kernels' tests/t[0-9]*.sh)
+KBUILD_TESTS = $(filter-out $(LATE_TESTS),\
+	$(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh))
 BUILD_TESTS = $(filter $(ALONE_TESTS),$(KBUILD_TESTS)) \
 	$(filter-out $(ALONE_TESTS),$(KBUILD_TESTS))
-BOOT_TESTS = $(filter-out $(KBUILD_TESTS),$(HEAVY_TESTS))
+BOOT_TESTS = $(filter-out $(KBUILD_TESTS) $(LATE_TESTS),$(HEAVY_TESTS)) \
+	$(LATE_TESTS)
 OTHER_TESTS = $(filter-out $(HEAVY_TESTS),$(wildcard tests/t[0-9]*.sh)) \
 	$(UNIT_TESTS)
 comma := ,

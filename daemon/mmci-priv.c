@@ -726,7 +726,11 @@ static NORETURN void run_child(const struct passwd *pw, int fd, char **argv)
 	const char *user = pw->pw_name;
 	char num[16];
 
-	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 ||
+	/*
+	 * the user's own groups, no more: the kvm group, when the operator
+	 * gave it, lets its KVM probe open /dev/kvm (docs/OPERATIONS.md)
+	 */
+	if (initgroups(user, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 ||
 	    setuid(pw->pw_uid) < 0)
 		die_errno("cannot become '%s'", user);
 	if (!setuid(0))

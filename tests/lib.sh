@@ -18,7 +18,9 @@
 #
 # A file that boots a guest, builds a kernel or needs root says so on a
 # line of its own, `# mmci-test-needs: WORD...` (vm, kernel-build, root;
-# host-alone: no other file's guests beside it, see test_host_lock).
+# host-alone: no other file's guests beside it, see test_host_lock;
+# cached-kernels: its kernels are the builds lane's, built before it in a
+# suite run, so make test runs it last in the boots lane).
 # `make check` runs only the files without such a line. Under CI=true a
 # marked file must not skip: skip_all there prints "not ok" and fails, and
 # a test_expect_vm case fails instead of skipping (unless the tier boots
@@ -113,8 +115,8 @@ test_fatal() {
 }
 for w in $TEST_NEEDS; do
 	case $w in
-	vm|kernel-build|root|host-alone) ;;
-	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root, host-alone)" ;;
+	vm|kernel-build|root|host-alone|cached-kernels) ;;
+	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root, host-alone, cached-kernels)" ;;
 	esac
 done
 
@@ -476,6 +478,28 @@ test_done() {
 
 # sql QUERY: one value from the test's database, waiting up to 10 s for a
 # writer's lock (the daemon checkpoints while a test reads)
+# priv_opened TRACE PID PRIV_DIR: the files process PID of an strace -o
+# TRACE opened (strace -f writes a pid first; without -f there is none),
+# without the libraries the loader maps; then, as an error, any of them
+# outside mmci-priv's fixed list (daemon/mmci-priv.c): its template, its
+# own directory and what it makes there, the NVDIMM files in /dev/shm,
+# and what libvirt's client, the user lookup and the host facts read
+priv_opened() {
+	awk -v p="$2" "\$1 == p || \$1 !~ /^[0-9]+\$/" "$1" | grep "open" |
+		grep -v "ENOENT\|\.so[.0-9]*\"\|/etc/ld.so.cache" |
+		sed -n "s/.*open[at]*([A-Z_]*,* *\"\([^\"]*\)\".*/\1/p" |
+		sort -u > opened && cat opened && [ -s opened ] &&
+	! grep -v -x -e "$SRC/vm-images/domain.xml.in" \
+		-e "$3" -e "$3/b[0-9]*-[0-9]*/[a-z.]*" -e /dev/shm \
+		-e "/dev/shm/mmci-[0-9]*-priv[0-9]*.nvdimm" \
+		-e "/etc/libvirt/libvirt.conf" -e "/etc/nsswitch.conf" \
+		-e "/etc/passwd" -e "/etc/group" -e "/proc/self/status" \
+		-e "/proc/filesystems" -e "/proc/sys/kernel/cap_last_cap" \
+		-e "/sys/devices/system/cpu/[a-z]*" \
+		-e "/sys/devices/system/node" \
+		-e "/sys/devices/system/node/node[0-9]*/meminfo" opened
+}
+
 sql() { sqlite3 -batch -noheader -cmd ".timeout 10000" "$MMCI_DB" "$1"; }
 
 # the database's tag, from its path (db_tag() in daemon/db.c)

@@ -123,7 +123,8 @@ SVC=${MMCI_USER:-mmci}
 D="$TRASH/svc"
 
 test_expect 'the daemon, as the service user under mmci-priv, reuses job 1'\''s base' '
-	[ "$(id -u)" = 0 ] && id "$SVC" > /dev/null || { echo "needs root and user $SVC"; exit 1; }
+	[ "$(id -u)" = 0 ] && id "$SVC" > /dev/null && command -v strace > /dev/null ||
+		{ echo "needs root, user $SVC and strace (make setup)"; exit 1; }
 	mkdir -p "$D" && git clone -q --bare --shared "$MMCI_TREE" "$D/linux" &&
 	# moved, not copied: one database in the trash, counted once
 	sqlite3 "$MMCI_DB" ".backup '\''$D/mmci.db'\''" &&
@@ -135,16 +136,17 @@ test_expect 'the daemon, as the service user under mmci-priv, reuses job 1'\''s 
 	( export MMCI_DB="$D/mmci.db" MMCI_DATA="$D" MMCI_TREE="$D/linux" \
 		MMCI_PRIV_DIR="$TRASH/priv" MMCI_SOURCES= MMCI_PER_PATCH=1 \
 		MMCI_RUN_ARGS="$RUNOPTS"
-	  exec "$SRC/mmci-priv" -- "$MMCI" daemon --once --no-web ) \
+	  exec strace -o "$TRASH/priv.trace" -e trace=openat,open \
+		"$SRC/mmci-priv" -- "$MMCI" daemon --once --no-web ) \
 		> daemon.out 2>&1 &
-	dpid=$! &&
+	spid=$! &&
 	wait_until 600 "the job child" "ps -eo user:16,pid,ppid,args > ps.now &&
 		grep -q \"^$SVC .* test-series \" ps.now && cp ps.now ps.job"
 	# who runs what: the parent as root, the daemon and its job as the
 	# service user (ours: the children of this parent); while it runs
 	(
-	pp=$dpid && grep -E "^root +$pp +[0-9]+ [^ ]*mmci-priv -- " ps.job |
-		cut -c1-140 &&
+	pp=$(awk -v s="$spid" "\$3 == s { print \$2 }" ps.job) &&
+	grep -E "^root +$pp +$spid [^ ]*mmci-priv -- " ps.job | cut -c1-140 &&
 	awk -v p="$pp" "\$3 == p" ps.job > daemon.ps && cut -c1-140 daemon.ps &&
 	grep -Eq "^$SVC +[0-9]+ +$pp [^ ]*/mmci daemon " daemon.ps &&
 	dd=$(awk "{ print \$2 }" daemon.ps) &&
@@ -158,8 +160,10 @@ test_expect 'the daemon, as the service user under mmci-priv, reuses job 1'\''s 
 	! runuser -u "$SVC" -- cat /proc/$dd/environ > /dev/null 2>&1
 	) > who.out 2>&1
 	rc=$? && cat who.out &&
-	wait $dpid || { tail -30 daemon.out; exit 1; }
-	[ $rc = 0 ]
+	wait $spid || { tail -30 daemon.out; exit 1; }
+	[ $rc = 0 ] &&
+	# root, the parent alone, opened nothing but its fixed list
+	priv_opened "$TRASH/priv.trace" - "$(realpath "$TRASH/priv")"
 '
 export MMCI_DB="$D/mmci.db"
 

@@ -18,7 +18,6 @@ SVC=${MMCI_USER:-mmci}
 id "$SVC" > /dev/null 2>&1 || skip_all "no service user '$SVC' (run make setup)"
 STRACE=$(command -v strace) || skip_all "no strace (run make setup)"
 PRIV="$SRC/mmci-priv"
-VM_TMPFS=/dev/shm
 RUN="run --kernel $CLOUD_KERNEL --nvdimm 1G --iters 4 --map dev"
 
 # the service user's own directory: its database and data; the parent's
@@ -91,24 +90,10 @@ test_expect 'the guest got only what the parent made: its XML names its files' '
 	! grep -v "$PD/b[0-9]*-1/\|/dev/shm/mmci-[0-9]*-priv1.nvdimm" paths
 '
 
-# the parent is the first pid of the trace; its own opens, without the
-# libraries the loader maps
+# the parent is the first pid of the trace (tests/lib.sh, priv_opened)
 test_expect 'traced through the run, the parent opens only its fixed list' '
 	ppid=$(awk "NR == 1 { print \$1 }" trace) &&
-	awk -v p="$ppid" "\$1 == p" trace | grep "open" |
-		grep -v "ENOENT\|\.so[.0-9]*\"\|/etc/ld.so.cache" |
-		sed -n "s/.*open[at]*([A-Z_]*,* *\"\([^\"]*\)\".*/\1/p" |
-		sort -u > opened && cat opened &&
-	[ -s opened ] && PD=$(realpath "$MMCI_PRIV_DIR") &&
-	! grep -v -x -e "$SRC/vm-images/domain.xml.in" \
-		-e "$PD" -e "$PD/b[0-9]*-1/[a-z.]*" -e "$VM_TMPFS" \
-		-e "/dev/shm/mmci-[0-9]*-priv1.nvdimm" \
-		-e "/etc/libvirt/libvirt.conf" -e "/etc/nsswitch.conf" \
-		-e "/etc/passwd" -e "/etc/group" -e "/proc/self/status" \
-		-e "/proc/filesystems" -e "/proc/sys/kernel/cap_last_cap" \
-		-e "/sys/devices/system/cpu/[a-z]*" \
-		-e "/sys/devices/system/node" \
-		-e "/sys/devices/system/node/node[0-9]*/meminfo" opened
+	priv_opened trace "$ppid" "$(realpath "$MMCI_PRIV_DIR")"
 '
 
 test_expect 'the same run as root, libvirt directly: the same medians' '
