@@ -8,7 +8,10 @@
 # bisect. The kernels are cache hits or no-op rebuilds after t0500.
 # A rebased BAD is bisected from its merge-base, and the culprit is found
 # on the list by patch-id; a merge-base that moved already is upstream's.
-# mmci-test-needs: vm kernel-build
+# cached-kernels: its kernels are t0500's (cache hits) and its third
+# patch's, a documentation file (a no-op make): make test runs it late
+# in the boots lane, beside the builds; alone, it builds them
+# mmci-test-needs: vm kernel-build cached-kernels
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
