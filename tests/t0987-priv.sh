@@ -109,7 +109,11 @@ test_expect 'the same run as root, libvirt directly: the same medians' '
 		sort
 	} &&
 	med "$MMCI_DB" > m1 && med "$TRASH/root.db" > m2 &&
-	cat m1 m2 && [ $(wc -l < m1) = 2 ] && cmp m1 m2
+	cat m1 m2 && [ $(wc -l < m1) = 2 ] && cmp m1 m2 &&
+	# the initramfs the service user made has root'\''s bytes (no mknod)
+	i1=$(sqlite3 "$MMCI_DB" "SELECT initrd_sha1 FROM runs WHERE id = 1") &&
+	i2=$(sqlite3 "$TRASH/root.db" "SELECT initrd_sha1 FROM runs WHERE id = 1") &&
+	echo "initramfs $i1 / $i2" && [ -n "$i1" ] && [ "$i1" = "$i2" ]
 '
 
 # a profile's counts per timed write, and its five largest functions

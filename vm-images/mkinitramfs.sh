@@ -83,9 +83,6 @@ done
 cp "$here/init" "$root/init"
 cp "$runner" "$root/bin/mmci-runner"
 chmod 755 "$root/init" "$root/bin/busybox" "$root/bin/mmci-runner"
-# without root, /init opens /dev/console itself after mounting devtmpfs
-mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null ||
-	warn "cannot create dev/console (not root?), /init will mount devtmpfs first"
 
 # copy one module (a path from --show-depends) to the same place in the image
 copy_module() {
@@ -141,6 +138,23 @@ find "$root" -exec touch -h -d "@$epoch" {} + ||
 (cd "$root" && find . | LC_ALL=C sort |
 	cpio -o -H newc -R 0:0 --reproducible --quiet) >"$tmp/initrd.cpio" ||
 	die "cpio failed"
+# /dev/console, which the kernel opens for /init before anything is
+# mounted: a second archive of one entry, written here rather than made
+# with mknod, so that an image made by any user (the service user under
+# mmci-priv, root without CAP_MKNOD) has the same bytes as root's. newc:
+# "070701", then ino, mode (020600: character device), uid, gid, nlink,
+# mtime, size, dev major, minor, rdev major (5), minor (1), name size
+# (with its NUL), check; the name padded to 4 bytes; then the trailer.
+cpio_entry() {
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		"$1" "$2" 0 0 1 0 0 0 0 "$3" "$4" $((${#5} + 1)) 0
+	printf '%s\0' "$5"
+	pad=$(((4 - (110 + ${#5} + 1) % 4) % 4))
+	[ "$pad" = 0 ] || head -c "$pad" /dev/zero
+}
+{ cpio_entry 1 $((0x2180)) 5 1 dev/console
+  cpio_entry 0 0 0 0 'TRAILER!!!'; } >>"$tmp/initrd.cpio" ||
+	die "cannot write dev/console into the image"
 gzip -1 -n -c "$tmp/initrd.cpio" >"$out.tmp$$" || {
 	rm -f "$out.tmp$$"
 	die "cannot write '$out.tmp$$'"
