@@ -133,6 +133,8 @@ done
 test_host_lock() {
 	[ -n "${MMCI_TEST_HOST_LOCK:-}" ] || return 0
 	if test_needs host-alone; then
+		# it builds first and takes the host later (test_host_alone)
+		[ "${TEST_HOST_ALONE_LATER:-}" != 1 ] || return 0
 		hl_mode=-x
 	elif test_needs vm || grep -q '^test_expect_vm ' "$0"; then
 		hl_mode=-s
@@ -149,6 +151,17 @@ test_host_lock() {
 }
 test_host_lock ||
 	test_fatal "$TEST_NAME: cannot lock the host ($MMCI_TEST_HOST_LOCK)"
+
+# test_host_alone: a host-alone file that set TEST_HOST_ALONE_LATER=1
+# before sourcing this file holds the host from here on, after what it
+# did first without guests (its kernel builds: hours on a cold ccache,
+# which the other lane's guests need not wait for)
+test_host_alone() {
+	[ -n "${MMCI_TEST_HOST_LOCK:-}" ] && test_needs host-alone || return 0
+	exec 7>> "$MMCI_TEST_HOST_LOCK.gate" 6>> "$MMCI_TEST_HOST_LOCK" &&
+	flock -x 7 && flock -x 6 && flock -u 7 ||
+		test_fatal "$TEST_NAME: cannot lock the host ($MMCI_TEST_HOST_LOCK)"
+}
 
 # cleanup: test_atexit's commands, last first, then the processes left
 test_atexit_cmds=
