@@ -151,7 +151,7 @@ test_expect 'the daemon, as the service user under mmci-priv, reuses job 1'\''s 
 	grep -Eq "^$SVC +[0-9]+ +$pp [^ ]*/mmci daemon " daemon.ps &&
 	dd=$(awk "{ print \$2 }" daemon.ps) &&
 	awk -v p="$dd" "\$3 == p" ps.job > job.ps && cut -c1-140 job.ps &&
-	# the job: the daemon's own executable (/proc/self/exe)
+	# the job: the daemon binary itself (/proc/self/exe)
 	grep -Eq "^$SVC +[0-9]+ +$dd [^ ]* test-series " job.ps &&
 	! grep -v "^$SVC " job.ps &&
 	# the daemon, which would hold the SMTP password, is not dumpable:
