@@ -32,7 +32,7 @@
 #define PROFILE_TIMEOUT_MIN_S 600
 #define MAX_KINDS 0x7f
 /* plugin output and symbol table: bounded, they come from a guest */
-#define MAX_COUNTS_BYTES (256u << 20)
+#define MAX_COUNTS_BYTES VM_PLUGIN_OUT_MAX
 #define MAX_SYMS 2000000
 
 long long profile_of_run(struct db *db, long long run_id)

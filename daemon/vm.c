@@ -1409,16 +1409,6 @@ static int put_field(char *dst, size_t size, const char *src)
 }
 
 /*
- * vm_run() for a child of mmci-priv (priv.h): the parent, root, makes
- * the XML from the typed request and starts the guest; this process, the
- * service user, sends the kernel and the initramfs as open files, reads
- * the serial logs the parent hands back, acts on the guest's requests
- * and decides when it ends, as vm_run() does with libvirt itself.
- */
-/* the plugin's counts are at most this long (profile.c reads as much) */
-#define VM_PLUGIN_OUT_MAX (256ull << 20)
-
-/*
  * What the parent's plugin wrote, behind @fd, into @path: QEMU wrote it at
  * its exit, so the guest has ended. 0, or -1 after error().
  */
@@ -1440,19 +1430,26 @@ static int copy_plugin_out(int fd, const char *path)
 		if (total > VM_PLUGIN_OUT_MAX) {
 			close(out);
 			return error("the plugin's counts are over %llu bytes",
-				     VM_PLUGIN_OUT_MAX);
+				     (unsigned long long)VM_PLUGIN_OUT_MAX);
 		}
 		if (write_in_full(out, buf, (size_t)n) < 0) {
 			close(out);
 			return error_errno("cannot write '%s'", path);
 		}
 	}
-	if (n < 0 || close(out) < 0)
+	if (close(out) < 0 || n < 0)
 		return error_errno("cannot copy the plugin's counts to '%s'",
 				   path);
 	return 0;
 }
 
+/*
+ * vm_run() for a child of mmci-priv (priv.h): the parent, root, makes
+ * the XML from the typed request and starts the guest; this process, the
+ * service user, sends the kernel and the initramfs as open files, reads
+ * the serial logs the parent hands back, acts on the guest's requests
+ * and decides when it ends, as vm_run() does with libvirt itself.
+ */
 static int vm_run_priv(const struct vm_spec *spec, const struct vm_spec *made,
 		       int hang, struct vm_result *res)
 {

@@ -15,6 +15,9 @@
 #ifndef MMCI_VM_H
 #define MMCI_VM_H
 
+/* the most a profiling boot's plugin may write (profile.c reads it) */
+#define VM_PLUGIN_OUT_MAX (256u << 20)
+
 #include "domname.h"
 #include "strbuf.h"
 
@@ -67,7 +70,7 @@ struct vm_spec {
 	 * parent loads its own plugin (runner/mmci-profile.so beside it)
 	 * and hands back what it wrote, copied here at the end.
 	 */
-	const char *plugin_out;
+	const char *plugin_out;	/* at most VM_PLUGIN_OUT_MAX bytes */
 	const char *cpu_model;	/* TCG CPU model, NULL = the arch's
 				 * (VM_DEFAULT_CPU_MODEL for x86_64) */
 	int pin;		/* vCPU i on host CPU ncpus - vcpus + i (<= 2) */
