@@ -89,11 +89,21 @@ int run_units(struct db *db, long long run_id, const char *workload,
 		 * user's) is not compared
 		 */
 		if (!sample_ok(st, 1)) {
-			error("run #%lld: a stored sample of %s %s is '%.40s', "
-			      "not a number in [0, %g] a guest can send: "
-			      "refused, the run is not compared", run_id,
-			      workload, metric, db_col_text(st, 1),
-			      RESULT_VALUE_MAX);
+			int type = sqlite3_column_type(st, 1);
+			char what[32];
+
+			/* never the stored text itself: it may hold controls */
+			if (type == SQLITE_FLOAT || type == SQLITE_INTEGER)
+				snprintf(what, sizeof(what), "%g",
+					 sqlite3_column_double(st, 1));
+			else
+				snprintf(what, sizeof(what), "%s",
+					 type == SQLITE_TEXT ? "text" :
+					 type == SQLITE_BLOB ? "a blob" : "NULL");
+			error("run #%lld: a stored sample of %s %s is %s, not "
+			      "a number in [0, %g] a guest can send: refused, "
+			      "the run is not compared", run_id, workload,
+			      metric, what, RESULT_VALUE_MAX);
 			rc = -1;
 			break;
 		}
