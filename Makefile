@@ -324,6 +324,8 @@ install: all
 		$(INSTALL) -D -m 644 $$f '$(DESTDIR)$(MMCI_LIBDIR)'/$$f || exit; \
 	done
 	ln -sfr '$(DESTDIR)$(MMCI_LIBDIR)/mmci' '$(DESTDIR)$(BINDIR)/mmci'
+	ln -sfr '$(DESTDIR)$(MMCI_LIBDIR)/mmci-priv' \
+		'$(DESTDIR)$(BINDIR)/mmci-priv'
 	for u in $(UNIT_FILES); do \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' \
 		    -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/$$u \
@@ -346,6 +348,7 @@ uninstall:
 		$(SYSTEMCTL) disable --now mmci-nightly.timer mmci.service || :; \
 	fi
 	$(RM) '$(DESTDIR)$(BINDIR)/mmci' '$(DESTDIR)$(MMCI_LIBDIR)/mmci' \
+		'$(DESTDIR)$(BINDIR)/mmci-priv' \
 		'$(DESTDIR)$(MMCI_LIBDIR)/mmci-priv'
 	for f in $(INSTALL_PROGS) $(INSTALL_DATA); do \
 		$(RM) '$(DESTDIR)$(MMCI_LIBDIR)'/$$f; \

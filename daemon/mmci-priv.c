@@ -43,6 +43,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -721,6 +722,47 @@ static void tick(int timer, void *opaque)
 	}
 }
 
+/*
+ * As the service user: the database (its directory, when the file is not
+ * there yet) and the data directory, when the environment names them (as
+ * the units do; config.c has the defaults), must be writable; a root installation moved over but not handed to the
+ * user would fail later, in SQLite's words. EX_CONFIG: mmci.service does
+ * not restart on it.
+ */
+static void check_writable(const char *user)
+{
+	const char *db = getenv("MMCI_DB"), *data = getenv("MMCI_DATA");
+	const char *paths[2];
+	char *dir = NULL;
+	int i, n = 0;
+
+	if (db && *db && !access(db, F_OK)) {
+		paths[n++] = db;
+	} else if (db && *db) {
+		const char *slash = strrchr(db, '/');
+
+		dir = slash ? xstrndup(db, slash == db ? 1 : slash - db) :
+			      xstrdup(".");
+		paths[n++] = dir;
+	}
+	if (data && *data && !access(data, F_OK))
+		paths[n++] = data;
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!access(paths[i], W_OK))
+			continue;
+		if (stat(paths[i], &st) < 0)
+			st.st_uid = (uid_t)-1;
+		error("'%s' is not writable by '%s', who runs mmci here (it "
+		      "belongs to uid %ld): give it to that user, chown -R "
+		      "%s: '%s' (docs/OPERATIONS.md)", paths[i], user,
+		      (long)st.st_uid, user, paths[i]);
+		exit(EX_CONFIG);
+	}
+	free(dir);
+}
+
 static NORETURN void run_child(const struct passwd *pw, int fd, char **argv)
 {
 	const char *user = pw->pw_name;
@@ -738,6 +780,7 @@ static NORETURN void run_child(const struct passwd *pw, int fd, char **argv)
 	/* a credential change clears it: set after, so we take it along */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
 		die("mmci-priv ended before '%s' started", argv[0]);
+	check_writable(user);
 	xsnprintf(num, sizeof(num), "%d", fd);
 	/* the user's own, as runuser gives them: root's home is closed */
 	if (setenv(PRIV_FD_ENV, num, 1) < 0 ||

@@ -124,6 +124,13 @@ else
 		--comment "mmci parser of mail, feeds and HTTP" "$SERVICE_USER"
 	say "made service user $SERVICE_USER"
 fi
+# Under mmci-priv (mmci.service) the daemon is that user, and its KVM
+# probe opens /dev/kvm itself: the kvm group lets it, or every run is TCG
+if getent group kvm >/dev/null &&
+   ! id -nG "$SERVICE_USER" | tr ' ' '\n' | grep -qx kvm; then
+	usermod -aG kvm "$SERVICE_USER"
+	say "service user $SERVICE_USER may open /dev/kvm (group kvm)"
+fi
 
 # ccache's cache stays where it is, warm: root's is ~/.cache/ccache, below
 # root's home (0700). The build user may pass through (search, not list)
