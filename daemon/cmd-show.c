@@ -5,6 +5,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
+#include "mbox.h"
 #include "series-job.h"
 #include "strbuf.h"
 #include "util.h"
@@ -20,6 +21,20 @@ static const char show_usage[] =
 	"job, or reused), the runs it made, why it was mailed or not, and its\n"
 	"mails.\n";
 
+/*
+ * A stored value as text a terminal does not act on: the database is the
+ * service user's, and a row may hold what no parser let through (controls,
+ * escape sequences); mail_clean_text() makes each one U+FFFD.
+ */
+static void print_text(const char *s, int lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	mail_clean_text(&sb, s, strlen(s), lines);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
 static void print_rows(struct db *db, const char *sql, long long id)
 {
 	sqlite3_stmt *st = id ? db_query(db, sql, "i", id) :
@@ -34,8 +49,11 @@ static void print_rows(struct db *db, const char *sql, long long id)
 	putchar('\n');
 	/* a failed read is said after the rows read before it */
 	while (db_step(db, st) == DB_ROW) {
-		for (i = 0; i < n; i++)
-			printf("%s%s", i ? "\t" : "", db_col_text(st, i));
+		for (i = 0; i < n; i++) {
+			if (i)
+				putchar('\t');
+			print_text(db_col_text(st, i), 0);
+		}
 		putchar('\n');
 	}
 	sqlite3_finalize(st);
@@ -61,9 +79,11 @@ static int print_record(struct db *db, const char *sql, const char *what,
 			error("no %s #%lld", what, id);
 		return 1;
 	}
-	for (i = 0; i < sqlite3_column_count(st); i++)
-		printf("%-16s %s\n", sqlite3_column_name(st, i),
-		       db_col_text(st, i));
+	for (i = 0; i < sqlite3_column_count(st); i++) {
+		printf("%-16s ", sqlite3_column_name(st, i));
+		print_text(db_col_text(st, i), 1);
+		putchar('\n');
+	}
 	sqlite3_finalize(st);
 	return 0;
 }

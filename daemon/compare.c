@@ -7,7 +7,7 @@
 #include "compare.h"
 #include "db.h"
 #include "hostfacts.h"
-#include "result.h"	/* RESULT_VALUE_MAX */
+#include "result.h"	/* RESULT_VALUE_MAX, result_names_ok() */
 #include "run.h"
 #include "strbuf.h"
 #include "util.h"
@@ -338,6 +338,20 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 	while ((step = db_step(db, st)) == DB_ROW) {
 		struct metric_comparison *mc;
 
+		/* names as result.c stores them; never printed: see above */
+		if (!result_names_ok(db_col_text(st, 0), db_col_text(st, 1),
+				     db_col_text(st, 2), db_col_text(st, 3))) {
+			error("run #%lld or #%lld: a stored sample names a "
+			      "workload, variant, metric or unit (%zu, %zu, "
+			      "%zu and %zu bytes) no guest can send: refused, "
+			      "the runs are not compared", base_id, new_id,
+			      strlen(db_col_text(st, 0)),
+			      strlen(db_col_text(st, 1)),
+			      strlen(db_col_text(st, 2)),
+			      strlen(db_col_text(st, 3)));
+			step = -1;
+			break;
+		}
 		ALLOC_GROW(rc->m, rc->nr + 1, rc->alloc);
 		mc = &rc->m[rc->nr++];
 		memset(mc, 0, sizeof(*mc));

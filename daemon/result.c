@@ -52,6 +52,14 @@ static int valid_unit(const char *u)
 	return 0;
 }
 
+int result_names_ok(const char *workload, const char *variant,
+		    const char *metric, const char *unit)
+{
+	return valid_name(workload, 32) && valid_name(metric, 64) &&
+	       variant && (!*variant || valid_variant(variant)) &&
+	       valid_unit(unit);
+}
+
 /* what makes a sample storable, wherever it comes from; 0 or -1 */
 static int check_sample(const struct result_record *rec, char *why,
 			size_t whylen)

@@ -63,6 +63,15 @@ void result_free_json(void *json);
 int result_store_sample(struct db *db, long long run_id, long long boot_id,
 			const struct result_record *rec);
 /*
+ * result_names_ok() - whether a stored sample's workload, variant (""
+ * for none), metric and unit are what result_store_sample() takes: what
+ * reads the samples table for a verdict checks them, since the database
+ * is the service user's and a row may have been written any other way.
+ * Return: 1 or 0.
+ */
+int result_names_ok(const char *workload, const char *variant,
+		    const char *metric, const char *unit);
+/*
  * result_store_event() - one event of @kind (info, error, rejected,
  * request, host) with the workload, variant and iteration of @rec (NULL:
  * none), @key and @msg, checked as result_store_sample() checks.

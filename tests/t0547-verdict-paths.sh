@@ -326,4 +326,36 @@ test_expect 'forged samples (text, huge, negative): refused, said, not mailed' '
 	done
 '
 
+# The same for the names: a workload, variant, metric or unit that
+# result.c would not have stored (an escape sequence, an over-long name,
+# an unknown unit) fails the comparison without being printed, and
+# `mmci show run` shows such a row with each control as U+FFFD.
+test_expect 'forged sample names (controls, long, unit): refused, never printed' '
+	j=200 && esc=$(printf "\033") &&
+	for f in "metric = metric || char(27) || '"'"'[31m'"'"'" \
+		 "workload = printf('"'"'%040d'"'"', 7)" \
+		 "unit = '"'"'parsecs'"'"'"; do
+		j=$((j + 1)) && r=$((j * 10)) &&
+		{ job $j series
+		  for u in 0 1 2 3 4; do run $((r + u)) $u $j; done
+		  steps $j measured:$r:0 measured:$((r + 1)):1 \
+			measured:$((r + 2)):2 measured:$((r + 3)):3 \
+			measured:$((r + 4)):4
+		  echo "UPDATE samples SET $f WHERE id = (SELECT min(id)
+			FROM samples WHERE run_id = $((r + 2)));"; } |
+			sqlite3 -bail "$MMCI_DB" &&
+		n=$(sql "SELECT count(*) FROM mails") &&
+		{ "$MMCI" report --job $j > out 2> err; rc=$?; } &&
+		cat err && [ $rc = 1 ] &&
+		grep -q "^error: job #$j: not mailed: .*a stored sample names a workload, variant, metric or unit (.* bytes) no guest can send: refused" err &&
+		! grep -q "$esc\|0000000007\|parsecs" err out &&
+		[ "$(sql "SELECT count(*) FROM mails")" = "$n" ] &&
+		"$MMCI" show job $j > show 2>&1 &&
+		grep -q "^verdict: none: .*no guest can send: refused" show &&
+		"$MMCI" show run $((r + 2)) > show 2>&1 &&
+		! grep -q "$esc" show && cp show show.$j || exit 1
+	done &&
+	grep -q "$(printf "\357\277\275")\[31m" show.201
+'
+
 test_done
