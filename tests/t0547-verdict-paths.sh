@@ -297,6 +297,20 @@ test_expect 'bisected, ends equal: no change, the folded steps say why' '
 	grep -q "a change undone in between cannot be seen" bisected.page
 '
 
+# forged_job J SET: job J of the series with its five steps measured
+# (runs J*10 to J*10+4), then "UPDATE samples SET <SET>" on the first
+# sample of step 2's run
+forged_job() {
+	r=$(($1 * 10))
+	{ job $1 series
+	  for u in 0 1 2 3 4; do run $((r + u)) $u $1; done
+	  steps $1 measured:$r:0 measured:$((r + 1)):1 \
+		measured:$((r + 2)):2 measured:$((r + 3)):3 measured:$((r + 4)):4
+	  echo "UPDATE samples SET $2 WHERE id = (SELECT min(id)
+		FROM samples WHERE run_id = $((r + 2)));"; } |
+		sqlite3 -bail "$MMCI_DB"
+}
+
 # The database is the service user's, who parses the internet's mail: a
 # parser taken over can write samples no guest sent. What reads them for a
 # verdict takes only what a runner's line could have stored (result.c:
@@ -306,15 +320,7 @@ test_expect 'forged samples (text, huge, negative): refused, said, not mailed' '
 	j=100 &&
 	for f in "'"'"'x; DROP'"'"'" 1e300 -5; do
 		case $f in 1e300) w=1e+300 ;; -5) w=-5 ;; *) w=text ;; esac &&
-		j=$((j + 1)) && r=$((j * 10)) &&
-		{ job $j series
-		  for u in 0 1 2 3 4; do run $((r + u)) $u $j; done
-		  steps $j measured:$r:0 measured:$((r + 1)):1 \
-			measured:$((r + 2)):2 measured:$((r + 3)):3 \
-			measured:$((r + 4)):4
-		  echo "UPDATE samples SET value = $f WHERE id = (SELECT min(id)
-			FROM samples WHERE run_id = $((r + 2)));"; } |
-			sqlite3 -bail "$MMCI_DB" &&
+		j=$((j + 1)) && r=$((j * 10)) && forged_job $j "value = $f" &&
 		n=$(sql "SELECT count(*) FROM mails") &&
 		{ "$MMCI" report --job $j > out 2> err; rc=$?; } &&
 		cat err && [ $rc = 1 ] &&
@@ -335,15 +341,7 @@ test_expect 'forged sample names (controls, long, unit): refused, never printed'
 	for f in "metric = metric || char(27) || '"'"'[31m'"'"'" \
 		 "workload = printf('"'"'%040d'"'"', 7)" \
 		 "unit = '"'"'parsecs'"'"'"; do
-		j=$((j + 1)) && r=$((j * 10)) &&
-		{ job $j series
-		  for u in 0 1 2 3 4; do run $((r + u)) $u $j; done
-		  steps $j measured:$r:0 measured:$((r + 1)):1 \
-			measured:$((r + 2)):2 measured:$((r + 3)):3 \
-			measured:$((r + 4)):4
-		  echo "UPDATE samples SET $f WHERE id = (SELECT min(id)
-			FROM samples WHERE run_id = $((r + 2)));"; } |
-			sqlite3 -bail "$MMCI_DB" &&
+		j=$((j + 1)) && r=$((j * 10)) && forged_job $j "$f" &&
 		n=$(sql "SELECT count(*) FROM mails") &&
 		{ "$MMCI" report --job $j > out 2> err; rc=$?; } &&
 		cat err && [ $rc = 1 ] &&
