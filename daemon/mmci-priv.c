@@ -64,13 +64,16 @@
 #define PRIV_FILE_MAX (512ll << 20)
 #define PRIV_DIR_DEFAULT "/var/lib/mmci-priv"
 
+/* a profiling boot's counts, in the boot's directory (and its .tmp) */
+#define COUNTS_FILE "counts.txt"
+
 struct boot {
 	uint32_t id;
 	char name[PRIV_NAME_MAX + 1];
 	char *dir;		/* <MMCI_PRIV_DIR>/b<pid>-<id> */
 	char *backing;		/* the NVDIMM file, until QEMU has it */
 	virDomainPtr dom;
-	int profile;		/* QEMU writes <dir>/counts.txt at its exit */
+	int profile;		/* QEMU writes <dir>/COUNTS_FILE at its exit */
 	uint64_t vmem_max_mib;
 	struct priv_state st;
 };
@@ -250,7 +253,7 @@ static void boot_free(struct boot *b)
 {
 	static const char *const files[] = {
 		"kernel", "initrd", "console.log", "results.log", "nvdimm",
-		"uefi-vars.fd", "counts.txt", "counts.txt.tmp",
+		"uefi-vars.fd", COUNTS_FILE, COUNTS_FILE ".tmp",
 	};
 	size_t i;
 
@@ -383,7 +386,7 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 		spec.nvram_path = nvram = xstrfmt("%s/uefi-vars.fd", b->dir);
 	if (rb->profile) {
 		/* QEMU writes it at its exit; DESTROY hands it back */
-		counts = xstrfmt("%s/counts.txt", b->dir);
+		counts = xstrfmt("%s/" COUNTS_FILE, b->dir);
 		spec.plugin = plugin = xstrfmt("%s,out=%s", plugin_path, counts);
 		b->profile = 1;
 	}
@@ -520,7 +523,7 @@ static int do_destroy(struct channel *ch, const struct priv_req *req,
 	if (!b)
 		return -1;
 	if (b->profile) {
-		char *counts = xstrfmt("%s/counts.txt", b->dir);
+		char *counts = xstrfmt("%s/" COUNTS_FILE, b->dir);
 		struct stat st;
 
 		/* QEMU gone first: it renames the file into place at exit */
