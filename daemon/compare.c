@@ -338,7 +338,7 @@ int compare_runs(struct db *db, long long base_id, long long new_id,
 	while ((step = db_step(db, st)) == DB_ROW) {
 		struct metric_comparison *mc;
 
-		/* names as result.c stores them; never printed: see above */
+		/* names as result.c stores them; never printed (run_units()) */
 		if (!result_names_ok(db_col_text(st, 0), db_col_text(st, 1),
 				     db_col_text(st, 2), db_col_text(st, 3))) {
 			error("run #%lld or #%lld: a stored sample names a "

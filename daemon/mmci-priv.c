@@ -728,9 +728,9 @@ static void tick(int timer, void *opaque)
 /*
  * As the service user: the database (its directory, when the file is not
  * there yet) and the data directory, when the environment names them (as
- * the units do; config.c has the defaults), must be writable; a root installation moved over but not handed to the
- * user would fail later, in SQLite's words. EX_CONFIG: mmci.service does
- * not restart on it.
+ * the units do; config.c has the defaults), must be writable; a root
+ * installation moved over but not handed to the user would fail later,
+ * in SQLite's words. EX_CONFIG: mmci.service does not restart on it.
  */
 static void check_writable(const char *user)
 {
