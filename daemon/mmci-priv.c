@@ -73,7 +73,7 @@ struct boot {
 	char *dir;		/* <MMCI_PRIV_DIR>/b<pid>-<id> */
 	char *backing;		/* the NVDIMM file, until QEMU has it */
 	virDomainPtr dom;
-	int profile;		/* QEMU writes <dir>/COUNTS_FILE at its exit */
+	char *counts;		/* profiling: <dir>/COUNTS_FILE, QEMU's at exit */
 	uint64_t vmem_max_mib;
 	struct priv_state st;
 };
@@ -274,6 +274,7 @@ static void boot_free(struct boot *b)
 	if (b->dir)
 		rmdir(b->dir);
 	free(b->backing);
+	free(b->counts);
 	free(b->dir);
 	free(b);
 }
@@ -318,7 +319,7 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 	struct strbuf xml = STRBUF_INIT;
 	unsigned long hv = 0, lib = 0;
 	char *kernel = NULL, *initrd = NULL, *console = NULL, *results = NULL;
-	char *nvram = NULL, *counts = NULL, *plugin = NULL, *v;
+	char *nvram = NULL, *plugin = NULL, *v;
 	struct boot *b;
 	int ret = -1;
 
@@ -386,9 +387,9 @@ static int do_boot(struct channel *ch, const struct priv_req *req,
 		spec.nvram_path = nvram = xstrfmt("%s/uefi-vars.fd", b->dir);
 	if (rb->profile) {
 		/* QEMU writes it at its exit; DESTROY hands it back */
-		counts = xstrfmt("%s/" COUNTS_FILE, b->dir);
-		spec.plugin = plugin = xstrfmt("%s,out=%s", plugin_path, counts);
-		b->profile = 1;
+		b->counts = xstrfmt("%s/" COUNTS_FILE, b->dir);
+		spec.plugin = plugin = xstrfmt("%s,out=%s", plugin_path,
+					       b->counts);
 	}
 	error_hold();
 	if (vm_domain_xml(&spec, template_text, &xml) < 0) {
@@ -453,7 +454,6 @@ out:
 	free(console);
 	free(results);
 	free(nvram);
-	free(counts);
 	free(plugin);
 	return ret;
 }
@@ -522,20 +522,18 @@ static int do_destroy(struct channel *ch, const struct priv_req *req,
 
 	if (!b)
 		return -1;
-	if (b->profile) {
-		char *counts = xstrfmt("%s/" COUNTS_FILE, b->dir);
+	if (b->counts) {
 		struct stat st;
 
 		/* QEMU gone first: it renames the file into place at exit */
 		if (b->dom)
 			vm_destroy(b->dom, b->name);
-		back[0] = open(counts, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		back[0] = open(b->counts, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (back[0] >= 0 && (fstat(back[0], &st) < 0 ||
 				     !S_ISREG(st.st_mode))) {
 			close(back[0]);
 			back[0] = -1;
 		}
-		free(counts);
 	}
 	boot_free(b);
 	ch->boot = NULL;
