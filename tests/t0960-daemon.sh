@@ -215,8 +215,17 @@ assert b[\"format\"] == \"mmci-bundle/1\" and b[\"boots\"], b" "$url"; do
 	done
 '
 
-# dom PATH FILE: the DOM Chromium built from the daemon's page
+# dom PATH FILE: the DOM Chromium built from the daemon's page, once the
+# render worker has written every page: Chromium dumps the DOM of what
+# it got first, and a page not written yet is a 503 that reloads itself
 dom() {
+	i=0 &&
+	until [ "$(sql "SELECT count(*) FROM pages_dirty")" = 0 ] &&
+		curl -sf -o /dev/null "http://127.0.0.1:$(cat "$TRASH/wport")$1"; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { echo "$1: not rendered in 120 s"; return 1; }
+		sleep 0.2
+	done &&
 	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 		--user-data-dir="$TRASH/chromium" --dump-dom \
 		"http://127.0.0.1:$(cat "$TRASH/wport")$1" > "$2" 2> "$2.err"

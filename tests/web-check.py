@@ -167,6 +167,11 @@ def main():
     failed = [c for c in sys.argv[2:] if not check(t, c)]
     for c in failed:
         print("check failed: %s" % c)
+    if failed:
+        # which page was checked: a 503 or error page fails every check
+        title = next((n.text() for n in t.root.walk() if n.tag == "title"),
+                     "(none)")
+        print("the page's title: %s" % title.strip())
     sys.exit(1 if failed else 0)
 
 
