@@ -427,17 +427,27 @@ static const char *bytes_list(const char *list, struct strbuf *out)
 	return out->buf;
 }
 
+/*
+ * The guest's kernel command line. An x86 guest under icount gets
+ * noapictimer: the local APIC timer's calibration spins on rdtsc for 100
+ * ms of guest time, and under icount every rdtsc leaves the translated
+ * code, so it took 2 of a boot's 6.2 s (docs/FACTS.md, "A boot under
+ * icount"). The PIT then gives the ticks; the workloads' counts move by
+ * +0.03 %, and the command line, kept with the run, says which.
+ */
 static char *guest_cmdline(const struct run_opts *o, const char *wl,
-			   const char *vmem_steps)
+			   const char *vmem_steps, const char *clock)
 {
 	struct strbuf sb = STRBUF_INIT, fa = STRBUF_INIT, da = STRBUF_INIT;
 	struct strbuf mr = STRBUF_INIT;
 
 	const struct arch *a = arch_get(o->arch);
 
-	strbuf_addf(&sb, "console=%s panic=-1 loglevel=4 "
-		    "mmci.workload=%s mmci.iters=%d mmci.fsdax_align=%s "
-		    "mmci.devdax_align=%s mmci.map=%s mmci.out=%s", a->console,
+	strbuf_addf(&sb, "console=%s panic=-1 loglevel=4 ", a->console);
+	if (!strcmp(clock, "icount") && !strcmp(a->name, ARCH_DEFAULT))
+		strbuf_addstr(&sb, "noapictimer ");
+	strbuf_addf(&sb, "mmci.workload=%s mmci.iters=%d mmci.fsdax_align=%s "
+		    "mmci.devdax_align=%s mmci.map=%s mmci.out=%s",
 		    wl, o->iters, bytes_list(o->fsdax_align, &fa),
 		    bytes_list(o->devdax_align, &da), o->map, a->results);
 	if (has_word(wl, "virtio-mem") || has_word(wl, "kmem"))
@@ -597,7 +607,7 @@ int run_create(const struct mmci_config *cfg, struct db *db,
 		goto out;
 	gethostname(host, sizeof(host) - 1);
 	vm_versions(&qemu_v, &libvirt_v);
-	cmdline = guest_cmdline(o, wl.buf, steps.buf);
+	cmdline = guest_cmdline(o, wl.buf, steps.buf, clock);
 	timeout = o->timeout_s ? o->timeout_s :
 				 default_timeout(o, wl.buf, vmem_mib);
 	pj = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:s*, "
