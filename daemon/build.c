@@ -753,11 +753,58 @@ static int kbuild_frag_key(struct kbuild *k)
  * the compiler and the bench module's sources; for an arch other than
  * x86_64 also its name and fragments. 0, or -1 after error().
  */
+/*
+ * The top Kconfig sources Documentation/Kconfig; no target mmci makes
+ * reads another file of Documentation/. Each root entry is a line, "mode
+ * name id", and Documentation "mode Documentation/Kconfig id" (or no
+ * line), so mm-new's nightly documentation commits take their parent's
+ * kernel, and with it its runs (run_find_reusable()).
+ */
+int build_source_hash(git_repository *repo, const git_oid *commit,
+		      char out[41])
+{
+	struct strbuf sb = STRBUF_INIT;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	size_t i, n;
+
+	if (tree_of_commit(repo, commit, &tree_oid) < 0)
+		return -1;
+	if (git_tree_lookup(&tree, repo, &tree_oid) < 0)
+		return error("cannot read tree %.12s: %s",
+			     git_oid_tostr_s(&tree_oid), git_errmsg());
+	strbuf_addstr(&sb, "mmci kernel source 1\n");
+	n = git_tree_entrycount(tree);
+	for (i = 0; i < n; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
+		const char *name = git_tree_entry_name(e);
+		git_tree_entry *kc = NULL;
+
+		if (strcmp(name, "Documentation") ||
+		    git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+			strbuf_addf(&sb, "%06o %s %s\n",
+				    (unsigned)git_tree_entry_filemode(e), name,
+				    git_oid_tostr_s(git_tree_entry_id(e)));
+			continue;
+		}
+		if (!git_tree_entry_bypath(&kc, tree, "Documentation/Kconfig")) {
+			strbuf_addf(&sb, "%06o Documentation/Kconfig %s\n",
+				    (unsigned)git_tree_entry_filemode(kc),
+				    git_oid_tostr_s(git_tree_entry_id(kc)));
+			git_tree_entry_free(kc);
+		}
+	}
+	git_tree_free(tree);
+	hash_hex(sb.buf, sb.len, out);
+	strbuf_release(&sb);
+	return 0;
+}
+
 static int kbuild_key(struct kbuild *k, git_repository *repo,
 		      const git_oid *commit, const char *fragment_arg)
 {
 	struct strbuf keysrc = STRBUF_INIT;
-	char bench_hash[41];
+	char bench_hash[41], src_hash[41];
 	git_oid tree_oid;
 
 	if (!k->fragment)
@@ -769,12 +816,14 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 	    kbuild_frag_key(k) < 0)
 		return -1;
 	git_oid_tostr(k->tree_hex, sizeof(k->tree_hex), &tree_oid);
+	if (build_source_hash(repo, commit, src_hash) < 0)
+		return -1;
 	k->cc = build_compiler_version(k->arch->cross);
 	if (!k->cc)
 		return -1;
 	bench_source_hash(k->cfg, bench_hash);
-	strbuf_addf(&keysrc, "tree %s\nfragment %s\nbase %s\ncc %s\n"
-		    "bench %s\n", k->tree_hex, k->frag_hash, BASE_RECIPE,
+	strbuf_addf(&keysrc, "source %s\nfragment %s\nbase %s\ncc %s\n"
+		    "bench %s\n", src_hash, k->frag_hash, BASE_RECIPE,
 		    k->cc, bench_hash);
 	if (strcmp(k->arch->name, ARCH_DEFAULT))
 		strbuf_addf(&keysrc, "arch %s %s\n", k->arch->name,

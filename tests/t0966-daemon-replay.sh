@@ -181,6 +181,18 @@ mail_to() {
 	cat "$2.h"
 }
 
+# same_kernel RUN RUN: two runs of one build, which was built once (a
+# commit that changes only Documentation/ takes its parent's kernel,
+# build.c), and one of them is the other, reused, or both are its runs
+same_kernel() {
+	[ -n "$1" ] && [ -n "$2" ] &&
+	sql "SELECT r.id, r.build_id, b.commit_id FROM runs r
+	     JOIN builds b ON b.id = r.build_id WHERE r.id IN ($1, $2)" &&
+	[ "$(sql "SELECT count(DISTINCT build_id) FROM runs WHERE id IN ($1, $2)")" = 1 ] &&
+	[ "$(sql "SELECT count(*) FROM builds WHERE cache_key = (SELECT b.cache_key
+	     FROM runs r JOIN builds b ON b.id = r.build_id WHERE r.id = $1)")" = 1 ]
+}
+
 test_expect 'the git server, the list archive, mm-commits, the SMTP server, the settings' '
 	mkdir -p "$(dirname "$SRV")" && git init -q --bare "$SRV" &&
 	git -C "$MMCI_TREE" rev-parse --absolute-git-dir > gitdir &&
@@ -247,7 +259,12 @@ test_expect 'night 1: the first head measured, series 1 mailed as a regression' 
 		grep -q "base-commit $(echo $B | cut -c1-12)" &&
 	# mm-unstable is fetched as a base, with no nightly of its own
 	[ "$(sql "SELECT count(*) FROM heads WHERE branch = \"mm-unstable\"")" = 1 ] &&
-	[ "$(ls "$BOX"/msg-*.eml | wc -l)" = 1 ]
+	[ "$(ls "$BOX"/msg-*.eml | wc -l)" = 1 ] &&
+	# mm-new is B and a page of Documentation/: the kernel of B
+	same_kernel "$(sql "SELECT json_extract(result, \"$.new_run\") FROM jobs
+		WHERE kind = \"nightly\"")" \
+		"$(sql "SELECT json_extract(result, \"$.base_run\") FROM jobs
+		WHERE kind = \"series\"")"
 '
 
 test_expect 'series 2 arrives on an mm-unstable not fetched yet: it waits' '
@@ -365,6 +382,11 @@ test_expect 'nights 3 and 4: series 2 measured on the fetched base, series 3 on 
 	date +%s > t1 &&
 	sql "SELECT id, kind, status, report_note FROM jobs" &&
 	[ "$(sql "SELECT count(*) FROM jobs WHERE status != \"done\"")" = 0 ] &&
+	# night 3 is M3 and a page: the base kernel of series 2
+	same_kernel "$(sql "SELECT json_extract(result, \"$.new_run\") FROM jobs
+		WHERE kind = \"nightly\" ORDER BY id LIMIT 1 OFFSET 2")" \
+		"$(sql "SELECT json_extract(j.result, \"$.base_run\") FROM jobs j
+		JOIN series s ON s.id = j.series_id WHERE s.message_id = \"$S2\"")" &&
 	[ "$(sql "SELECT group_concat(kind, \" \") FROM (SELECT kind FROM heads
 	     WHERE branch = \"mm-new\" ORDER BY id)")" = "initial rewrite rewrite rewrite" ]
 '
