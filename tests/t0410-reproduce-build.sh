@@ -1,15 +1,17 @@
 #!/bin/sh
-# t0410-reproduce-build: `mmci reproduce` of a run on a kernel mmci built
-# from a series. The series is one documentation patch of this test's own
-# on debian-6.12, so its commit is new (and used by no other test) while
-# the kernel is the base's: with the shared object directory and ccache
-# (MMCI_DATA=$SRC/var, as t0510) the build is a no-op make. The commit's
-# object is then removed from the tree: reproduce must apply the stored
-# series again on its base, get the same commit, hit the build cache and
-# boot it. What must stop it: a config fragment that changed since (unless
-# --fragment says which to use) or is gone, a commit no series can give
-# back. What it must say: a compiler or .config that differs.
-# One small build, five 2 GiB boots under TCG: a few minutes.
+# t0410-reproduce-build: `mmci reproduce` of a run on a kernel mmci
+# built from a series. The series is one documentation patch of this
+# test's own on debian-6.12, so its commit is new (and used by no other
+# test) while the kernel is the base's: its build cache key leaves
+# Documentation/ out (build.c), so with the shared data directory
+# (MMCI_DATA=$SRC/var, as t0510) it takes the base's kernel, built once
+# by whichever test came first. The commit's object is then removed from
+# the tree: reproduce must apply the stored series again on its base,
+# get the same commit, hit the build cache and boot it. What must stop
+# it: a config fragment that changed since (unless --fragment says which
+# to use) or is gone, a commit no series can give back. What it must
+# say: a compiler or .config that differs.
+# At most one build (none in make test), five 2 GiB boots: about a minute.
 # mmci-test-needs: vm kernel-build
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
