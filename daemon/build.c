@@ -571,13 +571,14 @@ static void fill_paths(struct build_result *res, const char *artifacts)
 	res->modroot = xstrfmt("%s/modroot", artifacts);
 }
 
-static int lookup_cached(struct db *db, const char *key,
+static int lookup_cached(struct db *db, const char *key, const char *tree,
 			 struct build_result *res)
 {
+	/* the row of this very tree first (kbuild_own_row()) */
 	sqlite3_stmt *st = db_query(db,
 		"SELECT id, artifacts, kernel_release, hz, duration_s "
 		"FROM builds WHERE cache_key = ? AND status = 'ok' "
-		"ORDER BY id DESC LIMIT 1", "t", key);
+		"ORDER BY tree_oid = ? DESC, id DESC LIMIT 1", "tt", key, tree);
 	int found, rc;
 
 	if (!st)
@@ -935,11 +936,51 @@ out:
  * 1 when a build of the key is cached (before or meanwhile: res is set),
  * 0 when it is to be made, -1 after error().
  */
+/*
+ * A cached build of the key whose tree is not this commit's: the two
+ * differ in Documentation/ only (build_source_hash()). The commit gets a
+ * row of its own (its commit, tree, series step), taken like an adopted
+ * one (duration 0) and sharing the kernel, so that what names a step's
+ * or a head's commit still finds it; runs of either row are reused for
+ * the other (run_find_reusable() matches cache keys). A build of the
+ * same tree keeps its one row, as before. 0, or -1 after error().
+ */
+static int kbuild_own_row(struct kbuild *k, long long series_id, int upto)
+{
+	long long from = k->res->id;
+	int other;
+
+	other = (int)db_int(k->db, -1, "SELECT tree_oid <> ? FROM builds "
+			    "WHERE id = ?", "ti", k->tree_hex, from);
+	if (other < 0)
+		return error("build #%lld: its row is gone", from);
+	if (!other)
+		return 0;
+	if (db_run(k->db, "INSERT INTO builds (cache_key, tree_path, "
+		   "commit_id, tree_oid, series_id, upto, config_fragment, "
+		   "config_hash, dotconfig_hash, compiler, kernel_release, hz, "
+		   "status, artifacts, log_path, started_at, duration_s, arch) "
+		   "SELECT cache_key, ?, ?, ?, ?, ?, ?, config_hash, "
+		   "dotconfig_hash, compiler, kernel_release, hz, 'ok', "
+		   "artifacts, log_path, ?, 0, arch FROM builds WHERE id = ?",
+		   "tttIitdi", k->cfg->tree_dir, k->commit_hex, k->tree_hex,
+		   series_id, (long long)upto, k->fragment, (double)time(NULL),
+		   from) < 0)
+		return -1;
+	k->res->id = db_last_id(k->db);
+	progress("kernel %.12s: only Documentation/ differs from build #%lld's "
+		 "commit: its kernel, recorded as build #%lld", k->commit_hex,
+		 from, k->res->id);
+	return 0;
+}
+
 static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 {
-	int found = lookup_cached(k->db, k->key, k->res), bad;
+	int found = lookup_cached(k->db, k->key, k->tree_hex, k->res), bad;
 	char *stamp;
 
+	if (found > 0 && kbuild_own_row(k, series_id, upto) < 0)
+		return -1;
 	if (found)
 		return found;
 	/*
@@ -951,7 +992,9 @@ static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 	k->lock_fd = build_lock(k->kb);
 	if (k->lock_fd < 0)
 		return -1;
-	found = lookup_cached(k->db, k->key, k->res);
+	found = lookup_cached(k->db, k->key, k->tree_hex, k->res);
+	if (found > 0 && kbuild_own_row(k, series_id, upto) < 0)
+		return -1;
 	if (found)
 		return found < 0 ? -1 : 2;
 	k->cache = data_path(k->cfg, "cache");

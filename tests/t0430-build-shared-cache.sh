@@ -104,4 +104,31 @@ test_expect 'a build that fails half-way leaves no stamp behind' '
 	build g && [ "$(made)" = 4 ]
 '
 
+# git on the stand-in tree, as its author
+gt() { git -C tree -c user.email=t@example.org -c user.name=t "$@"; }
+
+test_expect 'a commit of Documentation/ only: its own row, the same kernel, nothing made' '
+	mkdir -p tree/Documentation/mm && echo "a page" > tree/Documentation/mm/page.rst &&
+	gt add . && gt commit -q -m "Documentation/mm: a page" &&
+	build g && cat g.err &&
+	[ "$(made)" = 4 ] &&
+	grep -q "only Documentation/ differs from build #1.s commit: its kernel, recorded as build #2" g.err &&
+	MMCI_DB="$TRASH/g.db" sql "SELECT id, commit_id, cache_key, artifacts,
+	    duration_s, status FROM builds ORDER BY id" > rows && cat rows &&
+	[ "$(cut -d"|" -f2 rows | sort -u | wc -l)" = 2 ] &&
+	[ "$(sed -n 2p rows | cut -d"|" -f2)" = "$(git -C tree rev-parse HEAD)" ] &&
+	[ "$(cut -d"|" -f3,4 rows | sort -u | wc -l)" = 1 ] &&
+	[ "$(sed -n 2p rows | cut -d"|" -f5,6)" = "0.0|ok" ] &&
+	# asked again: that row, no third
+	build g && [ "$(MMCI_DB="$TRASH/g.db" sql "SELECT count(*) FROM builds")" = 2 ] &&
+	grep -q "cached (build #2)" g.err
+'
+
+test_expect 'Documentation/Kconfig changed: another key, built' '
+	echo "config WARN_MISSING_DOCUMENTS" > tree/Documentation/Kconfig &&
+	gt add . && gt commit -q -m "Documentation: Kconfig" &&
+	build g && [ "$(made)" = 5 ] &&
+	[ "$(MMCI_DB="$TRASH/g.db" sql "SELECT count(DISTINCT cache_key) FROM builds")" = 2 ]
+'
+
 test_done

@@ -105,8 +105,9 @@ test_expect 'the profile names the function each moving patch changed' '
 	# documentation and 4/4 gives 2/4 back, so steps 3 and 4 have the
 	# kernels of steps 2 and 1 (build.c keys the tree without
 	# Documentation/) and, for 4/4, the profiles of those kernels
-	sql "SELECT s.upto, r.build_id FROM job_steps s JOIN runs r ON
-	     r.id = s.run_id WHERE s.job_id = 1 ORDER BY s.upto" > steps &&
+	sql "SELECT s.upto, b.cache_key FROM job_steps s JOIN runs r ON
+	     r.id = s.run_id JOIN builds b ON b.id = r.build_id
+	     WHERE s.job_id = 1 ORDER BY s.upto" > steps &&
 	cat steps && b() { sed -n "s/^$1|//p" steps; } &&
 	[ "$(b 3)" = "$(b 2)" ] && [ "$(b 4)" = "$(b 1)" ] &&
 	[ "$(cut -d"|" -f2 steps | sort -u | wc -l)" = 3 ] &&
