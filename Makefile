@@ -190,6 +190,10 @@ check:
 #           build cache, so never two at once. First those that must
 #           have the host alone ("host-alone": they assert how many boots
 #           mmci runs at once, which other mmci guests change).
+#           Last those whose kernels the builds lane built before them
+#           and that even the lanes out there ("after-builds", t0960:
+#           with it in the boots lane, that lane ran 225 s longer than
+#           this one on 2026-12-05).
 #   boots   every file that neither boots nor builds and the unit tests,
 #           then the files that boot guests but build no kernel, last
 #           those whose kernels the builds lane built before them
@@ -208,12 +212,13 @@ HEAVY_TESTS = $(shell grep -l -e '^\# mmci-test-needs:.*\(vm\|kernel-build\)' \
 	-e '^test_expect_vm ' tests/t[0-9]*.sh)
 ALONE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*host-alone' tests/t[0-9]*.sh)
 LATE_TESTS = $(shell grep -l '^\# mmci-test-needs:.*cached-kernels' tests/t[0-9]*.sh)
-KBUILD_TESTS = $(filter-out $(LATE_TESTS),\
+AFTER_TESTS = $(shell grep -l '^\# mmci-test-needs:.*after-builds' tests/t[0-9]*.sh)
+KBUILD_TESTS = $(filter-out $(LATE_TESTS) $(AFTER_TESTS),\
 	$(shell grep -l '^\# mmci-test-needs:.*kernel-build' tests/t[0-9]*.sh))
 BUILD_TESTS = $(filter $(ALONE_TESTS),$(KBUILD_TESTS)) \
-	$(filter-out $(ALONE_TESTS),$(KBUILD_TESTS))
-BOOT_TESTS = $(filter-out $(KBUILD_TESTS) $(LATE_TESTS),$(HEAVY_TESTS)) \
-	$(LATE_TESTS)
+	$(filter-out $(ALONE_TESTS),$(KBUILD_TESTS)) $(AFTER_TESTS)
+BOOT_TESTS = $(filter-out $(KBUILD_TESTS) $(LATE_TESTS) $(AFTER_TESTS),\
+	$(HEAVY_TESTS)) $(LATE_TESTS)
 OTHER_TESTS = $(filter-out $(HEAVY_TESTS),$(wildcard tests/t[0-9]*.sh)) \
 	$(UNIT_TESTS)
 comma := ,

@@ -20,7 +20,8 @@
 # line of its own, `# mmci-test-needs: WORD...` (vm, kernel-build, root;
 # host-alone: no other file's guests beside it, see test_host_lock;
 # cached-kernels: its kernels are the builds lane's, built before it in a
-# suite run, so make test runs it last in the boots lane).
+# suite run, so make test runs it last in the boots lane; after-builds:
+# the same, run last in the builds lane, where it evens the lanes out).
 # `make check` runs only the files without such a line. Under CI=true a
 # marked file must not skip: skip_all there prints "not ok" and fails, and
 # a test_expect_vm case fails instead of skipping (unless the tier boots
@@ -115,8 +116,8 @@ test_fatal() {
 }
 for w in $TEST_NEEDS; do
 	case $w in
-	vm|kernel-build|root|host-alone|cached-kernels) ;;
-	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root, host-alone, cached-kernels)" ;;
+	vm|kernel-build|root|host-alone|cached-kernels|after-builds) ;;
+	*) test_fatal "$TEST_NAME: unknown word '$w' in its mmci-test-needs line (vm, kernel-build, root, host-alone, cached-kernels, after-builds)" ;;
 	esac
 done
 
