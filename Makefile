@@ -191,9 +191,8 @@ check:
 #           have the host alone ("host-alone": they assert how many boots
 #           mmci runs at once, which other mmci guests change).
 #           Last those whose kernels the builds lane built before them
-#           and that even the lanes out there ("after-builds", t0960:
-#           with it in the boots lane, that lane ran 225 s longer than
-#           this one on 2026-12-05).
+#           and that even the lanes out there ("after-builds": t0345 and
+#           t0510; docs/TESTING.md has the two runs that placed them).
 #   boots   every file that neither boots nor builds and the unit tests,
 #           then the files that boot guests but build no kernel, last
 #           those whose kernels the builds lane built before them

@@ -15,10 +15,10 @@
 #    identical values; then the second host is killed (its PID namespace,
 #    QEMU with it) while its boots run, they are booted again here and the
 #    job completes; the host comes back and its leftover volumes go.
-# cached-kernels: its kernels are the example series', t0500's (cache
-# hits): make test runs it late in the boots lane, beside the builds;
-# alone, it builds them
-# mmci-test-needs: vm kernel-build cached-kernels
+# after-builds: its kernels are the example series', t0500's (cache
+# hits): make test runs it at the end of the builds lane, where it evens
+# the lanes out; alone, it builds them
+# mmci-test-needs: vm kernel-build after-builds
 . "$(dirname "$0")/lib.sh"
 . "$SRC/tests/lib-libvirtd2.sh"
 # it asserts icount values: pin the accelerator (t0330 tests KVM)

@@ -8,10 +8,11 @@
 # bisect. The kernels are cache hits or no-op rebuilds after t0500.
 # A rebased BAD is bisected from its merge-base, and the culprit is found
 # on the list by patch-id; a merge-base that moved already is upstream's.
-# cached-kernels: its kernels are t0500's (cache hits) and its third
-# patch's, a documentation file (a no-op make): make test runs it late
-# in the boots lane, beside the builds; alone, it builds them
-# mmci-test-needs: vm kernel-build cached-kernels
+# after-builds: its kernels are t0500's (cache hits; its third patch,
+# a documentation file, takes the kernel of its second): make test runs
+# it at the end of the builds lane, where it evens the lanes out; alone,
+# it builds them
+# mmci-test-needs: vm kernel-build after-builds
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)

@@ -13,10 +13,10 @@
 # queues the job again and completes it. A second daemon on the same
 # database is refused. The kernels are cache hits after t0500/t0510
 # (shared build cache, as there), so the time goes into the boots.
-# after-builds: its kernels, bisection included, are the example
-# series', t0500's (cache hits): make test runs it last in the builds
-# lane, where it evens the two lanes out; alone, it builds them
-# mmci-test-needs: vm kernel-build after-builds
+# cached-kernels: its kernels, bisection included, are the example
+# series', t0500's (cache hits): make test runs it late in the boots
+# lane, beside the builds; alone, it builds them
+# mmci-test-needs: vm kernel-build cached-kernels
 . "$(dirname "$0")/lib.sh"
 # it asserts icount values and tcg/icount provenance: pin the accelerator
 # (the default would be KVM on a host where it runs guests; t0330 tests that)
