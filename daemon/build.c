@@ -750,11 +750,6 @@ static int kbuild_frag_key(struct kbuild *k)
 }
 
 /*
- * The cache key of the build: the tree, the fragment, the base recipe,
- * the compiler and the bench module's sources; for an arch other than
- * x86_64 also its name and fragments. 0, or -1 after error().
- */
-/*
  * The top Kconfig sources Documentation/Kconfig; no target mmci makes
  * reads another file of Documentation/. Each root entry is a line, "mode
  * name id", and Documentation "mode Documentation/Kconfig id" (or no
@@ -801,6 +796,12 @@ int build_source_hash(git_repository *repo, const git_oid *commit,
 	return 0;
 }
 
+/*
+ * The cache key of the build: the source (build_source_hash()), the
+ * fragment, the base recipe, the compiler and the bench module's
+ * sources; for an arch other than x86_64 also its name and fragments.
+ * 0, or -1 after error().
+ */
 static int kbuild_key(struct kbuild *k, git_repository *repo,
 		      const git_oid *commit, const char *fragment_arg)
 {
@@ -932,11 +933,6 @@ out:
 }
 
 /*
- * The build's directories and its 'building' row, under the build lock.
- * 1 when a build of the key is cached (before or meanwhile: res is set),
- * 0 when it is to be made, -1 after error().
- */
-/*
  * A cached build of the key whose tree is not this commit's: the two
  * differ in Documentation/ only (build_source_hash()). The commit gets a
  * row of its own (its commit, tree, series step), taken like an adopted
@@ -974,6 +970,11 @@ static int kbuild_own_row(struct kbuild *k, long long series_id, int upto)
 	return 0;
 }
 
+/*
+ * The build's directories and its 'building' row, under the build lock.
+ * 1 when a build of the key is cached (before or meanwhile: res is set),
+ * 0 when it is to be made, -1 after error().
+ */
 static int kbuild_begin(struct kbuild *k, long long series_id, int upto)
 {
 	int found = lookup_cached(k->db, k->key, k->tree_hex, k->res), bad;

@@ -2076,10 +2076,11 @@ static void seed_crng(void)
 /*
  * An x86 kernel refines its TSC calibration a second of guest time after
  * it started the TSC (a delayed work: three printks and the switch from
- * "tsc-early" to "tsc"), which fell among the timed writes of a 4 GiB
- * run, between others in others. Wait for it, idle (no instructions to
- * count, and under icount no wall time either), before anything is
- * timed: at most CLOCKSOURCE_WAIT_MS, then go on and say so.
+ * "tsc-early" to "tsc"), which fell among the timed writes in some
+ * runs (a 4 GiB one) and between them in others. Wait for it, idle
+ * (no instructions to count, and under icount no wall time either),
+ * before anything is timed: at most CLOCKSOURCE_WAIT_MS, then go on
+ * and say so.
  */
 #define CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 #define CLOCKSOURCE_WAIT_MS 3000
