@@ -128,9 +128,11 @@ runner/mmci-profile.so: runner/qemu-profile.c
 	$(QUIET_CC)$(CC) -std=gnu11 -O2 -fPIC -shared $(WARN_CFLAGS) \
 		$(GLIB_CFLAGS) -o $@ $< $(GLIB_LIBS)
 
+# (the .d files add the headers to $^: gcc would compile those alone)
 $(OUT)tests/unit/test-%: tests/unit/test-%.c $(OUT_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(QUIET_LINK)$(CC) $(BASIC_CFLAGS) $(CFLAGS) $(ALL_LDFLAGS) -o $@ \
+		$(filter %.c %.o,$^) $(LIBS)
 
 # setup installs Debian packages, so the build (whose flags come from
 # pkg-config) runs after it, in a second make
