@@ -756,19 +756,16 @@ static int kbuild_frag_key(struct kbuild *k)
  * line), so mm-new's nightly documentation commits take their parent's
  * kernel, and with it its runs (run_find_reusable()).
  */
-int build_source_hash(git_repository *repo, const git_oid *commit,
+int build_source_hash(git_repository *repo, const git_oid *tree_oid,
 		      char out[41])
 {
 	struct strbuf sb = STRBUF_INIT;
 	git_tree *tree = NULL;
-	git_oid tree_oid;
 	size_t i, n;
 
-	if (tree_of_commit(repo, commit, &tree_oid) < 0)
-		return -1;
-	if (git_tree_lookup(&tree, repo, &tree_oid) < 0)
+	if (git_tree_lookup(&tree, repo, tree_oid) < 0)
 		return error("cannot read tree %.12s: %s",
-			     git_oid_tostr_s(&tree_oid), git_errmsg());
+			     git_oid_tostr_s(tree_oid), git_errmsg());
 	strbuf_addstr(&sb, "mmci kernel source 1\n");
 	n = git_tree_entrycount(tree);
 	for (i = 0; i < n; i++) {
@@ -818,7 +815,7 @@ static int kbuild_key(struct kbuild *k, git_repository *repo,
 	    kbuild_frag_key(k) < 0)
 		return -1;
 	git_oid_tostr(k->tree_hex, sizeof(k->tree_hex), &tree_oid);
-	if (build_source_hash(repo, commit, src_hash) < 0)
+	if (build_source_hash(repo, &tree_oid, src_hash) < 0)
 		return -1;
 	k->cc = build_compiler_version(k->arch->cross);
 	if (!k->cc)

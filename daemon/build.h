@@ -87,13 +87,13 @@ int build_kconfig_inputs(git_repository *repo, const git_oid *commit,
 			 struct strbuf *out);
 
 /*
- * What a kernel of @commit is built from, the build cache's key's part
- * of the tree: SHA-1 hex of its root entries, Documentation/ reduced to
- * Documentation/Kconfig, the one file there a build reads. A commit
- * that changes only the documentation has its parent's. 0, or -1 after
- * error().
+ * What a kernel of the tree @tree_oid (a commit's) is built from, the
+ * build cache's key's part of it: SHA-1 hex of its root entries,
+ * Documentation/ reduced to Documentation/Kconfig, the one file there a
+ * build reads. A commit that changes only the documentation has its
+ * parent's. 0, or -1 after error().
  */
-int build_source_hash(git_repository *repo, const git_oid *commit,
+int build_source_hash(git_repository *repo, const git_oid *tree_oid,
 		      char out[41]);
 
 /* CONFIG_HZ from a .config file, 0 if absent */

@@ -39,9 +39,10 @@ long long profile_of_run(struct db *db, long long run_id)
 {
 	long long id = 0;
 	/*
-	 * the run's own profile, or one of a run of the same kernel (its
-	 * build, or one of the same cache key and .config: a commit that
-	 * changes only Documentation/ has its own row, build.c) with the
+	 * the run's own profile, or one of a run of the same kernel (a
+	 * build of the same cache key and .config, as run_find_reusable()
+	 * matches: a commit that changes only Documentation/ has a row of
+	 * its own on its parent's kernel, build.c) with the
 	 * same set-up and parameters: under icount its boots execute the
 	 * same instructions, so a reused, resumed or repeated run is
 	 * explained by the same profile as a fresh one
@@ -51,10 +52,9 @@ long long profile_of_run(struct db *db, long long run_id)
 				"r.id = ? LEFT JOIN builds ob ON ob.id = "
 				"o.build_id LEFT JOIN builds rb ON rb.id = "
 				"r.build_id WHERE p.status = 'ok' AND (o.id = "
-				"r.id OR (r.build_id IS NOT NULL AND (o.build_id "
-				"= r.build_id OR (ob.status = 'ok' AND rb.status "
-				"= 'ok' AND ob.cache_key = rb.cache_key AND "
-				"ob.dotconfig_hash IS rb.dotconfig_hash)) AND "
+				"r.id OR (ob.status = 'ok' AND rb.status = 'ok' "
+				"AND ob.cache_key = rb.cache_key AND "
+				"ob.dotconfig_hash IS rb.dotconfig_hash AND "
 				"o.setup_sha1 IS r.setup_sha1 AND o.params = "
 				"r.params AND o.workloads = r.workloads AND "
 				"o.arch = r.arch))", "i", run_id);

@@ -23,11 +23,12 @@
 
 static void hash_of(git_repository *repo, const char *ref, char out[41])
 {
-	git_oid id;
+	git_oid id, tree;
 
 	out[0] = '\0';
 	if (tree_resolve(repo, ref, &id) < 0 ||
-	    build_source_hash(repo, &id, out) < 0)
+	    tree_of_commit(repo, &id, &tree) < 0 ||
+	    build_source_hash(repo, &tree, out) < 0)
 		out[0] = '\0';
 }
 
