@@ -325,6 +325,7 @@ static int report_job(struct db *db, const struct mmci_config *cfg,
 	in.new_run = json_integer_value(json_object_get(res, "new_run"));
 	if (!strcmp(kind, "series")) {
 		in.series_id = series;
+		in.job = job;
 		if (compare_runs(db, in.base_run, in.new_run, &rc) < 0) {
 			ret = error("job #%lld: no report: %s", job,
 				    last_error());

@@ -1310,11 +1310,54 @@ static int compose_sender(struct compose_ctx *x, const char **domain,
 	return 0;
 }
 
+/*
+ * Run @r as step @last (the last step it stands for) or the first of
+ * series job @job: its commit and patches are that step's, the head the
+ * job applied on the base's commit, when they are not the run's own
+ * build's (a run shared by two steps of one kernel). 0, or -1 after
+ * error().
+ */
+static int as_job_step(struct db *db, long long job, long long series,
+		       const char *base_commit, int last, struct run_row *r)
+{
+	long long upto = -1;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_int_checked(db, &upto, last ?
+			   "SELECT max(upto) FROM job_steps WHERE job_id = ? "
+			   "AND run_id = ?" :
+			   "SELECT min(upto) FROM job_steps WHERE job_id = ? "
+			   "AND run_id = ?", "ii", job, r->id) < 0)
+		return -1;
+	if (upto <= 0 || (r->series_id == series && r->upto == upto))
+		return 0;
+	st = db_query(db, "SELECT head_commit FROM applies WHERE series_id = ? "
+		      "AND upto = ? AND base_commit = ? AND status = 'ok' AND "
+		      "head_commit IS NOT NULL ORDER BY id DESC LIMIT 1", "iit",
+		      series, upto, base_commit);
+	if (!st)
+		return -1;
+	rc = db_step(db, st);
+	if (rc == DB_ROW) {
+		free(r->commit);
+		r->commit = xstrdup(db_col_text(st, 0));
+		r->series_id = series;
+		r->upto = (int)upto;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
 /* the two runs, their comparison, and the series or commit they test */
 static int compose_load(struct db *db, struct compose_ctx *x)
 {
 	if (run_load(db, x->in.base_run, &x->base) < 0 ||
 	    run_load(db, x->in.new_run, &x->new) < 0)
+		return -1;
+	if (x->in.job && x->in.series_id &&
+	    as_job_step(db, x->in.job, x->in.series_id, x->base.commit, 1,
+			&x->new) < 0)
 		return -1;
 	if (compare_runs(db, x->in.base_run, x->in.new_run, &x->rc) < 0)
 		return -1;

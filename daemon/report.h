@@ -53,6 +53,11 @@ struct smtp_settings;
 struct report_input {
 	long long base_run, new_run;	/* runs.id; required */
 	long long series_id;	/* 0: the new run's build's series, if any */
+	long long job;		/* a series job: the runs stand for its
+				 * steps (job_steps), which name the commit
+				 * and patches, not the run's build (a run
+				 * stands for every step of its kernel,
+				 * measure_share_kernels()); 0: the builds */
 	int patch_idx;		/* thread under patch N; 0: the cover letter,
 				 * or the patch the runs' builds differ by */
 	const char *commit;	/* nightly: the culprit commit (hex), or NULL */

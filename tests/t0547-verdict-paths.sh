@@ -18,6 +18,8 @@
 #              (failed, a partial boot); the second attempt reused its own
 #              earlier base and measured the rest
 #   remote     the steps' boots ran on a second libvirt host
+#   shared     3/4 and 4/4 are the kernels of 2/4 and 1/4: their steps
+#              stand on those steps' runs, booted once for both
 # Then the failure paths: a step whose run is not finished makes the job
 # unmailable (never judged on the series alone), and a step folded for
 # lack of a kernel is a stated, mailed result. The booting counterpart is
@@ -249,6 +251,18 @@ test_expect 'show job says which run stands for each step and why' '
 	grep -q "^0	200	reused	20	ok	reused run #200$" reused.show &&
 	grep -q "^2	212	measured	21	ok	measured run #212$" reused.show &&
 	grep -q "^512	series #1 v1 +2/4	2	tcg	icount	failed	0	" resumed.show
+'
+
+# shared: 3/4 changes only documentation and 4/4 undoes 2/4, so their
+# kernels are those of 2/4 and 1/4 (one build key and .config) and the
+# job booted those once for both steps (measure_share_kernels())
+test_expect 'shared: steps 3 and 4 stand on the runs of steps 2 and 1' '
+	{ job 65 series
+	  for u in 0 1 2; do run $((650 + u)) $u 65; done
+	  steps 65 measured:650:0 measured:651:1 measured:652:2 \
+		reused:652:3 reused:651:4; } | sqlite3 -bail "$MMCI_DB" &&
+	outputs 65 shared && same_as_fresh shared &&
+	grep -q "^3	652	reused	65	ok	reused run #652$" shared.show
 '
 
 test_expect 'a step whose run is not finished: the job is not mailed' '
