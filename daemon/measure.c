@@ -254,6 +254,39 @@ static int reuse(struct measure *m, size_t i, int boots, const char *name,
 	return 1;
 }
 
+int measure_share_kernels(struct measure *m)
+{
+	size_t i, j;
+	int n = 0, same;
+
+	for (i = 1; i < m->nr; i++) {
+		struct measure_kernel *k = &m->k[i];
+
+		if (k->reused)
+			continue;
+		for (j = 0; j < i; j++) {
+			same = run_same_setup(m->db, m->k[j].run_id, k->run_id);
+			if (same < 0)
+				return -1;
+			if (same)
+				break;
+		}
+		if (j == i)
+			continue;
+		if (run_drop_unbooted(m->db, k->run_id) < 0)
+			return -1;
+		progress("%s: the kernel of %s (same build key and .config: "
+			 "no file a build reads changed); one run for both, "
+			 "#%lld (icount)", k->label, m->k[j].label,
+			 m->k[j].run_id);
+		k->run_id = m->k[j].run_id;
+		k->reused = 1;
+		k->twin = m->k[j].twin ? m->k[j].twin : j + 1;
+		n++;
+	}
+	return n;
+}
+
 /* MiB one boot of the measure needs on its host; 0 = not all icount */
 static long long boot_need_mib(const struct measure *m)
 {
@@ -727,6 +760,9 @@ int measure_adapt(struct measure *m, const struct measure_pair *pairs,
 			free(what);
 			want[p.base] = want[p.new] = 1;
 		}
+		for (i = 0; i < m->nr; i++)	/* a twin's run is its root's */
+			if (want[i] && m->k[i].twin)
+				want[m->k[i].twin - 1] = 1;
 		for (i = 0; i < m->nr; i++)
 			if (want[i] && !m->k[i].reused &&
 			    m->k[i].boots < max_boots)

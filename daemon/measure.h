@@ -37,6 +37,9 @@ struct measure_kernel {
 	long long run_id;
 	int boots;		/* boots made, ok or not */
 	int reused;		/* run_id is an earlier run's: never booted */
+	size_t twin;		/* 1 + the kernel of this measure whose run
+				   this one shares (measure_share_kernels()),
+				   0 if none */
 };
 
 struct measure {
@@ -271,6 +274,19 @@ int measure_reuse(struct measure *m, size_t i, int boots, char **note);
  * Return: 1 reused, 0 not, -1 after error().
  */
 int measure_reuse_said(struct measure *m, size_t i, int boots);
+
+/*
+ * measure_share_kernels() - one run for the kernels of this measure that
+ * are one kernel. A commit that changes no file a build reads (a
+ * documentation patch; a patch and its revert, seen from before both)
+ * has the build key and .config of an earlier kernel of the measure;
+ * under icount their boots would give the same values, so the later one
+ * takes the earlier one's run (run_same_setup()), its own run dropped
+ * before any boot, and is booted no more (->reused, ->twin). Wall-clock
+ * runs are never shared. Return: how many kernels share, -1 after
+ * error().
+ */
+int measure_share_kernels(struct measure *m);
 
 /*
  * How many boots run on the host at once: 1 unless every run is in

@@ -215,16 +215,18 @@ int nightly_run(const struct mmci_config *cfg, struct db *db,
 		goto fail;
 	measure_args_resolve(ma, &m);
 	/* icount: a head measured before (the previous night) is not booted
-	 * again */
+	 * again, nor a head that changes no built file over the previous */
 	if ((kp >= 0 && measure_reuse_said(&m, kp, ma->boots) < 0) ||
-	    measure_reuse_said(&m, kc, ma->boots) < 0)
+	    measure_reuse_said(&m, kc, ma->boots) < 0 ||
+	    measure_share_kernels(&m) < 0)
 		goto fail;
 	measure_rounds(&m, ma->boots);
 	if (kp >= 0)
 		measure_adapt(&m, &(struct measure_pair){ kp, kc }, 1, NULL,
 			      NULL, ma->max_boots);
 	measure_finish(&m);
-	if (!m.k[kc].reused && run_finish(db, m.k[kc].run_id) <= 0) {
+	if ((!m.k[kc].reused || m.k[kc].twin) &&
+	    run_finish(db, m.k[kc].run_id) <= 0) {
 		error("no usable boot of %s (run #%lld)", h.commit,
 		      m.k[kc].run_id);
 		goto fail;

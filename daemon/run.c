@@ -1254,27 +1254,46 @@ int run_boots(const struct mmci_config *cfg, struct db *db,
  * guest's shape and backing, QEMU and libvirt versions, the runner and
  * the initramfs (hashes) and the rest of the set-up (setup_hash()).
  */
+#define SAME_SETUP_SQL \
+	"n.clock = 'icount' " \
+	"AND r.clock = 'icount' AND rb.status = 'ok' AND nb.status = 'ok' " \
+	"AND rb.cache_key = nb.cache_key " \
+	"AND rb.dotconfig_hash IS nb.dotconfig_hash " \
+	"AND r.kernel_release = n.kernel_release " \
+	"AND r.workloads = n.workloads AND r.params = n.params " \
+	"AND r.accel = n.accel AND r.vcpus = n.vcpus " \
+	"AND r.ram_mib = n.ram_mib AND r.nvdimm_mib = n.nvdimm_mib " \
+	"AND r.backing = n.backing AND r.arch = n.arch " \
+	"AND r.qemu_version IS NOT NULL AND r.qemu_version = n.qemu_version " \
+	"AND r.libvirt_version = n.libvirt_version " \
+	"AND r.runner_sha1 IS NOT NULL AND r.runner_sha1 = n.runner_sha1 " \
+	"AND r.initrd_sha1 IS NOT NULL AND r.initrd_sha1 = n.initrd_sha1 " \
+	"AND r.setup_sha1 IS NOT NULL AND r.setup_sha1 = n.setup_sha1 "
+
 static const char reuse_sql[] =
 	"SELECT r.id FROM runs r JOIN runs n ON n.id = ?1 "
 	"JOIN builds rb ON rb.id = r.build_id "
 	"JOIN builds nb ON nb.id = n.build_id "
-	"WHERE r.id <> n.id AND r.status = 'ok' AND n.clock = 'icount' "
-	"AND r.clock = 'icount' AND rb.status = 'ok' AND nb.status = 'ok' "
-	"AND rb.cache_key = nb.cache_key "
-	"AND rb.dotconfig_hash IS nb.dotconfig_hash "
-	"AND r.kernel_release = n.kernel_release "
-	"AND r.workloads = n.workloads AND r.params = n.params "
-	"AND r.accel = n.accel AND r.vcpus = n.vcpus "
-	"AND r.ram_mib = n.ram_mib AND r.nvdimm_mib = n.nvdimm_mib "
-	"AND r.backing = n.backing AND r.arch = n.arch "
-	"AND r.qemu_version IS NOT NULL AND r.qemu_version = n.qemu_version "
-	"AND r.libvirt_version = n.libvirt_version "
-	"AND r.runner_sha1 IS NOT NULL AND r.runner_sha1 = n.runner_sha1 "
-	"AND r.initrd_sha1 IS NOT NULL AND r.initrd_sha1 = n.initrd_sha1 "
-	"AND r.setup_sha1 IS NOT NULL AND r.setup_sha1 = n.setup_sha1 "
+	"WHERE r.id <> n.id AND r.status = 'ok' AND " SAME_SETUP_SQL
 	"AND (SELECT count(*) FROM boots WHERE run_id = r.id AND "
 	"status = 'ok') >= ?2 "
 	"ORDER BY r.id DESC LIMIT 1";
+
+/* the same columns between two given runs, booted or not */
+static const char same_sql[] =
+	"SELECT count(*) FROM runs r JOIN runs n ON n.id = ?2 "
+	"JOIN builds rb ON rb.id = r.build_id "
+	"JOIN builds nb ON nb.id = n.build_id "
+	"WHERE r.id = ?1 AND " SAME_SETUP_SQL;
+
+int run_same_setup(struct db *db, long long a, long long b)
+{
+	long long n = 0;
+
+	if (db_int_checked(db, &n, same_sql, "ii", a, b) < 0)
+		return -1;
+	return n > 0;
+}
 
 long long run_find_reusable(struct db *db, long long run_id, int min_boots)
 {

@@ -210,6 +210,15 @@ char *run_backing_path(const struct mmci_config *cfg, const char *backing,
  */
 long long run_find_reusable(struct db *db, long long run_id, int min_boots);
 
+/*
+ * run_same_setup() - whether runs @a and @b, booted or not, are of one
+ * icount kernel and set-up: every column run_find_reusable() compares is
+ * equal, both clocks icount. Two steps of one measure whose commits
+ * differ only in files no build reads (measure_share_kernels()). Return:
+ * 1 or 0, -1 after error().
+ */
+int run_same_setup(struct db *db, long long a, long long b);
+
 /* delete run @run_id, made but never booted (a reused one replaces it);
  * 0, or -1 after error() */
 int run_drop_unbooted(struct db *db, long long run_id);

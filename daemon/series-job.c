@@ -268,7 +268,19 @@ static int record_steps(struct series_job *sj)
 		}
 		if (!k)
 			continue;
-		if (k->reused) {
+		if (k->twin) {
+			const struct measure_kernel *t = &m->k[k->twin - 1];
+
+			notes[upto] = t->upto ?
+				xstrfmt("run #%lld, the kernel of patch %d "
+					"(same build key and .config: no file "
+					"a build reads changed), one run for "
+					"both (icount)", k->run_id, t->upto) :
+				xstrfmt("run #%lld, the kernel of the base "
+					"(same build key and .config: no file "
+					"a build reads changed), one run for "
+					"both (icount)", k->run_id);
+		} else if (k->reused) {
 			long long of = 0;
 
 			if (db_int_checked(sj->db, &of, "SELECT coalesce("
@@ -328,7 +340,8 @@ static int measure_step(struct series_job *sj, struct measure_args *ma,
 	free(label);
 	if (k < 0)
 		return -1;
-	if (measure_reuse_said(m, k, ma->boots) < 0)
+	if (measure_reuse_said(m, k, ma->boots) < 0 ||
+	    (!m->k[k].reused && measure_share_kernels(m) < 0))
 		return -1;
 	if (!m->k[k].reused) {
 		which = xcalloc(ma->boots, sizeof(*which));
@@ -458,6 +471,10 @@ static int measure_kernels(struct series_job *sj, struct measure_args *ma)
 		return -1;
 	} else if (sj->reuse_note) {
 		progress("%s", sj->reuse_note);
+	}
+	if (measure_share_kernels(m) < 0) {
+		free(pairs);
+		return -1;
 	}
 	measure_rounds(m, ma->boots);
 	if (sj->bisecting) {

@@ -4,6 +4,8 @@
  * file, run_find_reusable() finds an earlier icount run of the same
  * build, parameters and set-up with enough ok boots, and no run when any
  * one of those differs, on the wall clock, or when it has too few boots;
+ * run_same_setup() says two runs, booted or not, are one kernel and
+ * set-up on the same columns, never on the wall clock;
  * run_drop_unbooted() drops only a run with nothing recorded. Then
  * build_config_key(): equal inputs, equal key; any one input changed,
  * another key. Well under a second. Its files are in
@@ -114,9 +116,13 @@ static void test_find(struct db *db)
 	is_int(run_find_reusable(db, 2, 2), 1, "same build and set-up: run 1");
 	is_int(run_find_reusable(db, 2, 3), 0, "not when it has too few boots");
 	is_int(run_find_reusable(db, 1, 1), 0, "never the run itself");
+	is_int(run_same_setup(db, 1, 2), 1, "runs 1 and 2: one kernel and set-up");
+	ok(add_run(db, 6, 1, NULL, NULL, "running") == 0, "run 6: just made");
+	is_int(run_same_setup(db, 2, 6), 1, "two runs not booted yet: one kernel");
 
 	ok(add_run(db, 3, 3, NULL, NULL, "running") == 0, "run 3");
 	is_int(run_find_reusable(db, 3, 1), 0, "another kernel: no reuse");
+	is_int(run_same_setup(db, 2, 3), 0, "another kernel: not shared");
 
 	for (i = 0; i < ARRAY_SIZE(differ); i++) {
 		char *name = xstrfmt("%s: no reuse", differ[i].why);
@@ -126,6 +132,9 @@ static void test_find(struct db *db)
 			ok(0, name);
 		} else {
 			is_int(run_find_reusable(db, id, 1), 0, name);
+			free(name);
+			name = xstrfmt("%s: not shared", differ[i].why);
+			is_int(run_same_setup(db, 2, id), 0, name);
 		}
 		free(name);
 	}
@@ -135,6 +144,7 @@ static void test_find(struct db *db)
 	   add_boots(db, 4, 6, 0) == 0, "run 4: wall clock, 6 ok boots");
 	ok(add_run(db, 5, 1, "clock", "'wall'", "running") == 0, "run 5");
 	is_int(run_find_reusable(db, 5, 1), 0, "wall clock: no reuse");
+	is_int(run_same_setup(db, 4, 5), 0, "wall clock: never shared");
 
 	/* a failed run is not reused */
 	ok(sql(db, "UPDATE runs SET status = 'failed' WHERE id = 1") == 0,
