@@ -1311,24 +1311,20 @@ static int compose_sender(struct compose_ctx *x, const char **domain,
 }
 
 /*
- * Run @r as step @last (the last step it stands for) or the first of
- * series job @job: its commit and patches are that step's, the head the
- * job applied on the base's commit, when they are not the run's own
- * build's (a run shared by two steps of one kernel). 0, or -1 after
- * error().
+ * Run @r as the last step of series job @job it stands for: its commit
+ * and patches are that step's (the head the job applied on the base's
+ * commit), when they are not the run's own build's (a run shared by two
+ * steps of one kernel). 0, or -1 after error().
  */
 static int as_job_step(struct db *db, long long job, long long series,
-		       const char *base_commit, int last, struct run_row *r)
+		       const char *base_commit, struct run_row *r)
 {
 	long long upto = -1;
 	sqlite3_stmt *st;
 	int rc;
 
-	if (db_int_checked(db, &upto, last ?
-			   "SELECT max(upto) FROM job_steps WHERE job_id = ? "
-			   "AND run_id = ?" :
-			   "SELECT min(upto) FROM job_steps WHERE job_id = ? "
-			   "AND run_id = ?", "ii", job, r->id) < 0)
+	if (db_int_checked(db, &upto, "SELECT max(upto) FROM job_steps WHERE "
+			   "job_id = ? AND run_id = ?", "ii", job, r->id) < 0)
 		return -1;
 	if (upto <= 0 || (r->series_id == series && r->upto == upto))
 		return 0;
@@ -1356,7 +1352,7 @@ static int compose_load(struct db *db, struct compose_ctx *x)
 	    run_load(db, x->in.new_run, &x->new) < 0)
 		return -1;
 	if (x->in.job && x->in.series_id &&
-	    as_job_step(db, x->in.job, x->in.series_id, x->base.commit, 1,
+	    as_job_step(db, x->in.job, x->in.series_id, x->base.commit,
 			&x->new) < 0)
 		return -1;
 	if (compare_runs(db, x->in.base_run, x->in.new_run, &x->rc) < 0)

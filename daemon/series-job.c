@@ -269,17 +269,16 @@ static int record_steps(struct series_job *sj)
 		if (!k)
 			continue;
 		if (k->twin) {
-			const struct measure_kernel *t = &m->k[k->twin - 1];
+			int of = m->k[k->twin - 1].upto;
+			char *step = of ? xstrfmt("patch %d", of) :
+					  xstrdup("the base");
 
-			notes[upto] = t->upto ?
-				xstrfmt("run #%lld, the kernel of patch %d "
-					"(same build key and .config: no file "
-					"a build reads changed), one run for "
-					"both (icount)", k->run_id, t->upto) :
-				xstrfmt("run #%lld, the kernel of the base "
-					"(same build key and .config: no file "
-					"a build reads changed), one run for "
-					"both (icount)", k->run_id);
+			notes[upto] = xstrfmt("run #%lld, the kernel of %s "
+					      "(same build key and .config: "
+					      "no file a build reads changed), "
+					      "one run for both (icount)",
+					      k->run_id, step);
+			free(step);
 		} else if (k->reused) {
 			long long of = 0;
 
